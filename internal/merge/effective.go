@@ -237,11 +237,11 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 			// the listener's verdict on what the rule inherits from
 			// there, then the route's own paths (PathOverride)
 			r.fromListener(out, l)
-			crossFamily(r.Registry, out, policy.EnvoyPath.OnRoute, nil)
+			crossFamily(r.Registry, out, onRoute)
 		case l != nil:
 			// the paths of the resources built for the listener, which
 			// its routes share
-			crossFamily(r.Registry, out, policy.EnvoyPath.OnListener, appliedOnListener(l))
+			crossFamily(r.Registry, out, onListener(l))
 		}
 	}
 	return out

@@ -96,9 +96,10 @@ func familyOf(reg *policy.Registry, k policy.Kind) string {
 // the rule's own Gateway API values are what every controller
 // translates, ahead of any policy (render writes them after the
 // policies' values, and explain shows them owned by the rule). A field
-// already overridden (a listener's verdict on an inherited field), or
-// one takesPart (nil: every one) leaves out, neither wins nor loses.
-func crossFamily(reg *policy.Registry, out []EffectiveField, decided func(policy.EnvoyPath) bool, takesPart func(*EffectiveField) bool) {
+// already overridden (a listener's verdict on an inherited field)
+// neither wins nor loses; decided says which of a field's paths the view
+// decides (a path the field's value does not reach there takes no part).
+func crossFamily(reg *policy.Registry, out []EffectiveField, decided func(*EffectiveField, policy.EnvoyPath) bool) {
 	if len(out) < 2 {
 		return
 	}
@@ -119,8 +120,8 @@ func crossFamily(reg *policy.Registry, out []EffectiveField, decided func(policy
 	var kept []int
 	for _, i := range order {
 		e := &out[i]
-		if e.Field.Owner.IsBuiltIn() || e.OverriddenBy != nil || (takesPart != nil && !takesPart(e)) {
-			continue // a route rule's own value (see above), one a listener's view already decided, or one not applied there
+		if e.Field.Owner.IsBuiltIn() || e.OverriddenBy != nil {
+			continue // a route rule's own value (see above), or one a listener's view already decided
 		}
 		for _, j := range kept {
 			if fams[j] == fams[i] {
@@ -143,14 +144,14 @@ func crossFamily(reg *policy.Registry, out []EffectiveField, decided func(policy
 // policy.EnvoyPath.OnRoute; a listener's in a listener's,
 // policy.EnvoyPath.OnListener) in e's declaration that w's declaration
 // overlaps.
-func sharedPath(e, w *EffectiveField, decided func(policy.EnvoyPath) bool) (policy.EnvoyPath, bool) {
+func sharedPath(e, w *EffectiveField, decided func(*EffectiveField, policy.EnvoyPath) bool) (policy.EnvoyPath, bool) {
 	ws := w.Kind.Spec().FieldWrites(w.Key)
 	for _, p := range e.Kind.Spec().FieldWrites(e.Key) {
-		if !p.Exclusive() || !decided(p) {
+		if !p.Exclusive() || !decided(e, p) {
 			continue
 		}
 		for _, q := range ws {
-			if q.Exclusive() && decided(q) && p.Overlaps(q) {
+			if q.Exclusive() && decided(w, q) && p.Overlaps(q) {
 				return p, true
 			}
 		}
@@ -260,28 +261,51 @@ func (r *Result) fromListener(out []EffectiveField, l *topology.Listener) {
 	for i := range out {
 		e := &out[i]
 		for _, o := range lo {
-			if e.OverriddenBy == nil && o.Kind == e.Kind && o.Key == e.Key && o.Field.Owner.Policy == e.Field.Owner.Policy {
+			if e.OverriddenBy == nil && o.Kind == e.Kind && o.Key == e.Key && o.Field.Owner.Policy == e.Field.Owner.Policy && o.Field.Owner.Level == e.Field.Owner.Level {
 				e.OverriddenBy = o.OverriddenBy
 			}
 		}
 	}
 }
 
-// appliedOnListener reports whether a field of a listener's view takes
-// part in its verdict: not one the listener records but does not apply —
-// a listener's own value of a field that configures the Envoy listener
-// of the whole port (policy.FieldSpec.PortWide), or the filter chain the
-// HTTP listeners of a port share (ChainWide, on an HTTP listener), which
-// only policies on the whole Gateway set (explain notes them).
-func appliedOnListener(l *topology.Listener) func(*EffectiveField) bool {
-	return func(e *EffectiveField) bool {
+// onRoute is a rule's view's decided paths: the route's own.
+func onRoute(_ *EffectiveField, p policy.EnvoyPath) bool { return p.OnRoute() }
+
+// onListener is listener l's view's decided paths: those of the
+// resources built for the listener (policy.EnvoyPath.OnListener) that a
+// field's value there reaches. A value of the whole Gateway's reaches
+// them all. A listener's own value reaches neither what its controller
+// records but does not apply — a field that configures the Envoy
+// listener of the whole port (policy.FieldSpec.PortWide), or the chain
+// the HTTP listeners of a port share (ChainWide, on an HTTP listener):
+// explain notes them — nor, where another programmed listener shares its
+// port (topology.Listener.SharesPort), the port's Envoy listener, which
+// only the whole Gateway's policies configure, or, on an HTTP listener,
+// the connection manager and chain the port's HTTP listeners share (as
+// render builds them).
+func onListener(l *topology.Listener) func(*EffectiveField, policy.EnvoyPath) bool {
+	shared := l.SharesPort()
+	return func(e *EffectiveField, p policy.EnvoyPath) bool {
+		if !p.OnListener() {
+			return false
+		}
 		if e.Field.Owner.Level == LevelGateway {
 			return true
 		}
+		http := l.Protocol == gwv1.HTTPProtocolType
 		for _, fs := range e.Kind.Spec().Fields {
-			if fs.Key == e.Key {
-				return !fs.PortWide && !(fs.ChainWide && l.Protocol == gwv1.HTTPProtocolType)
+			if fs.Key == e.Key && (fs.PortWide || fs.ChainWide && http) {
+				return false
 			}
+		}
+		s := string(p)
+		switch {
+		case !shared:
+			return true
+		case strings.HasPrefix(s, "listener."):
+			return false
+		case http && (strings.HasPrefix(s, "hcm.") || strings.HasPrefix(s, "chain.")):
+			return false
 		}
 		return true
 	}

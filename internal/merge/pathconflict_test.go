@@ -5,9 +5,12 @@ import (
 	"testing"
 	"time"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // pathKind is a kind of group (its own family when no family lists the
@@ -56,8 +59,8 @@ func TestCrossFamily(t *testing.T) {
 		name    string
 		created time.Time
 		// notApplied: the listener records the field but does not apply
-		// it (crossFamily's takesPart); overridden: a listener's verdict
-		// already took it out ("given")
+		// it (crossFamily's decided says no path of it); overridden: a
+		// listener's verdict already took it out ("given")
 		notApplied, overridden bool
 	}
 	for _, tc := range []struct {
@@ -133,19 +136,18 @@ func TestCrossFamily(t *testing.T) {
 				}
 				out = append(out, e)
 			}
-			decided, takesPart := policy.EnvoyPath.OnRoute, func(*EffectiveField) bool { return true }
+			decided := onRoute
 			if strings.HasPrefix(tc.name, "listener: ") {
-				decided = policy.EnvoyPath.OnListener
-				takesPart = func(e *EffectiveField) bool {
+				decided = func(e *EffectiveField, p policy.EnvoyPath) bool {
 					for i := range out {
-						if &out[i] == e {
-							return !tc.fields[i].notApplied
+						if &out[i] == e && tc.fields[i].notApplied {
+							return false
 						}
 					}
-					return true
+					return p.OnListener()
 				}
 			}
-			crossFamily(policy.NewRegistry(x, y, z), out, decided, takesPart)
+			crossFamily(policy.NewRegistry(x, y, z), out, decided)
 			for i, e := range out {
 				got := ""
 				if e.OverriddenBy == given {
@@ -162,6 +164,74 @@ func TestCrossFamily(t *testing.T) {
 				if got != tc.want[i] {
 					t.Errorf("field %d (%s %s#%s): %q, want %q", i, tc.fields[i].kind.group, tc.fields[i].key, tc.fields[i].name, got, tc.want[i])
 				}
+			}
+		})
+	}
+}
+
+// flagKind is a kind with one field, key "a", of the given spec flags.
+type flagKind struct{ portWide, chainWide bool }
+
+func (flagKind) GroupKind() model.GroupKind { return model.GroupKind{Group: "f.test", Kind: "F"} }
+func (k flagKind) Spec() policy.KindSpec {
+	return policy.KindSpec{Fields: []policy.FieldSpec{{Key: "a", PortWide: k.portWide, ChainWide: k.chainWide}}}
+}
+func (flagKind) Decode(*manifest.Object, *policy.Env) *policy.Policy { return nil }
+
+// TestOnListener: which of a field's paths a listener's view decides
+// (onListener) — the paths of the resources built for the listener that
+// the field's value reaches there: a whole Gateway's value every one; a
+// listener's own value not what its controller records without applying
+// (PortWide; ChainWide on an HTTP listener), nor, where another
+// programmed listener shares its port, the port's Envoy listener or the
+// chain the port's HTTP listeners share; never a route's or a cluster's.
+func TestOnListener(t *testing.T) {
+	gw := &topology.Gateway{}
+	add := func(name string, proto gwv1.ProtocolType, port gwv1.PortNumber, conflicted bool) *topology.Listener {
+		l := &topology.Listener{Gateway: gw, Conflicted: conflicted}
+		l.Name, l.Protocol, l.Port = gwv1.SectionName(name), proto, port
+		gw.Listeners = append(gw.Listeners, l)
+		return l
+	}
+	alone := add("alone", gwv1.HTTPProtocolType, 80, false)
+	web := add("web", gwv1.HTTPProtocolType, 8080, false)
+	add("web2", gwv1.HTTPProtocolType, 8080, false)
+	tls := add("tls", gwv1.HTTPSProtocolType, 8443, false)
+	add("tls2", gwv1.HTTPSProtocolType, 8443, false)
+	lone := add("lone", gwv1.HTTPProtocolType, 9090, false)
+	add("clash", gwv1.HTTPProtocolType, 9090, true) // conflicted: not programmed, shares nothing
+	for _, tc := range []struct {
+		name  string
+		l     *topology.Listener
+		kind  flagKind
+		level Level
+		// want: per path of paths, decided or not
+		want string
+	}{
+		{"a Gateway's value: every listener path", web, flagKind{}, LevelGateway, "hcm chain listener tls vhost"},
+		{"a listener's own, alone on its port", alone, flagKind{}, LevelListener, "hcm chain listener tls vhost"},
+		{"a listener's own, beside a conflicted one", lone, flagKind{}, LevelListener, "hcm chain listener tls vhost"},
+		{"an HTTP listener's own, its port shared", web, flagKind{}, LevelListener, "tls vhost"},
+		{"an HTTPS listener's own, its port shared: its own chain", tls, flagKind{}, LevelListener, "hcm chain tls vhost"},
+		{"port-wide: recorded, not applied", alone, flagKind{portWide: true}, LevelListener, ""},
+		{"chain-wide on an HTTP listener: recorded, not applied", alone, flagKind{chainWide: true}, LevelListener, ""},
+		{"chain-wide on an HTTPS listener: its own chain", tls, flagKind{chainWide: true}, LevelListener, "hcm chain tls vhost"},
+		{"chain-wide on the Gateway", web, flagKind{chainWide: true}, LevelGateway, "hcm chain listener tls vhost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &policy.Policy{Kind: tc.kind, Obj: &manifest.Object{Namespace: "ns", Name: "p"}}
+			c := &Candidate{Policy: p, Level: tc.level}
+			e := &EffectiveField{Kind: tc.kind, Key: "a", Field: &Field{Key: "a", Owner: c, Contributors: []*Candidate{c}}}
+			decided := onListener(tc.l)
+			var got []string
+			for _, path := range []string{"hcm.stream_idle_timeout", "chain.transport_socket_connect_timeout", "listener.per_connection_buffer_limit_bytes", "tls.session_timeout", "vhost.cors", "route.timeout", "cluster.connect_timeout"} {
+				if decided(e, policy.EnvoyPath(path)) {
+					part, _, _ := strings.Cut(path, ".")
+					got = append(got, part)
+				}
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("decided %q, want %q", s, tc.want)
 			}
 		})
 	}

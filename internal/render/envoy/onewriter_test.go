@@ -149,39 +149,56 @@ spec: {ports: [{port: 80}]}
 	ctpIdle := func(meta, target string) string {
 		return doc(eg, "ClientTrafficPolicy", meta, target, "  timeout: {http: {streamIdleTimeout: 11s, idleTimeout: 12s}}\n")
 	}
+	// sharedPort: the Gateway's two HTTP listeners on one port, served
+	// by one Envoy listener and one connection manager
+	sharedPort := func(input string) string {
+		return strings.Replace(base, "{name: other, protocol: HTTP, port: 8080}", "{name: other, protocol: HTTP, port: 80, hostname: other.example}", 1) + input
+	}
 	for _, tc := range []struct {
 		name, input string
 		// want and absent are substrings of each listener's JSON (port
 		// 80's, port 8080's)
-		want, absent [2][]string
+		want, absent [][]string
 	}{
 		{"stream idle timeout: the ListenerPolicy's name sorts first",
 			lpIdle("name: a", "") + ctpIdle("name: b", ""),
-			[2][]string{{`"stream_idle_timeout":"31s"`}, {`"stream_idle_timeout":"31s"`}},
-			[2][]string{{`"11s"`, `"12s"`, "envoyproxy.io/ClientTrafficPolicy"}, {`"11s"`, `"12s"`}}},
+			[][]string{{`"stream_idle_timeout":"31s"`}, {`"stream_idle_timeout":"31s"`}},
+			[][]string{{`"11s"`, `"12s"`, "envoyproxy.io/ClientTrafficPolicy"}, {`"11s"`, `"12s"`}}},
 		{"stream idle timeout: the older ClientTrafficPolicy wins whole; the other's max headers count stays",
 			lpIdle("name: a", "") + ctpIdle(`name: b, creationTimestamp: "2026-01-01T00:00:00Z"`, ""),
-			[2][]string{{`"stream_idle_timeout":"11s"`, `"idle_timeout":"12s"`}, {`"stream_idle_timeout":"11s"`}},
-			[2][]string{{`"31s"`}, {`"31s"`}}},
+			[][]string{{`"stream_idle_timeout":"11s"`, `"idle_timeout":"12s"`}, {`"stream_idle_timeout":"11s"`}},
+			[][]string{{`"31s"`}, {`"31s"`}}},
 		{"a listener's own ClientTrafficPolicy wins there; the other listener keeps the Gateway's ListenerPolicy",
 			lpIdle(`name: a, creationTimestamp: "2026-01-01T00:00:00Z"`, "") + ctpIdle("name: b", ", sectionName: http"),
-			[2][]string{{`"stream_idle_timeout":"11s"`, `"max_headers_count":77`}, {`"stream_idle_timeout":"31s"`}},
-			[2][]string{{`"31s"`}, {`"11s"`}}},
+			[][]string{{`"stream_idle_timeout":"11s"`, `"max_headers_count":77`}, {`"stream_idle_timeout":"31s"`}},
+			[][]string{{`"31s"`}, {`"11s"`}}},
 		{"different settings of one message: both stay",
 			doc(kg, "ListenerPolicy", "name: a", "", "  default:\n    httpSettings: {maxHeadersCount: 77}\n") + ctpIdle("name: b", ""),
-			[2][]string{{`"max_headers_count":77`, `"stream_idle_timeout":"11s"`, `"idle_timeout":"12s"`}, {`"max_headers_count":77`}},
-			[2][]string{nil, nil}},
+			[][]string{{`"max_headers_count":77`, `"stream_idle_timeout":"11s"`, `"idle_timeout":"12s"`}, {`"max_headers_count":77`}},
+			[][]string{nil, nil}},
 		{"the Envoy listener's buffer limit",
 			doc(kg, "ListenerPolicy", "name: b", "", "  default: {perConnectionBufferLimitBytes: 4096}\n") +
 				doc(eg, "ClientTrafficPolicy", "name: a", "", "  connection: {bufferLimit: 8192}\n"),
-			[2][]string{{`"per_connection_buffer_limit_bytes":8192`}, {`"per_connection_buffer_limit_bytes":8192`}},
-			[2][]string{{`4096`}, {`4096`}}},
+			[][]string{{`"per_connection_buffer_limit_bytes":8192`}, {`"per_connection_buffer_limit_bytes":8192`}},
+			[][]string{{`4096`}, {`4096`}}},
+		{"a port two HTTP listeners share: one listener's own ClientTrafficPolicy is not applied there, and overrides nothing",
+			sharedPort(lpIdle(`name: a, creationTimestamp: "2026-01-01T00:00:00Z"`, "") + ctpIdle("name: b", ", sectionName: http")),
+			[][]string{{`"stream_idle_timeout":"31s"`, `"max_headers_count":77`}},
+			[][]string{{`"11s"`}}},
+		{"a port two HTTP listeners share: the Gateway's policies are decided on both",
+			sharedPort(lpIdle("name: a", "") + ctpIdle("name: b", "")),
+			[][]string{{`"stream_idle_timeout":"31s"`, `"max_headers_count":77`}},
+			[][]string{{`"11s"`, `"12s"`}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := compileInline(t, base+tc.input, policy.Config{})
+			input := tc.input
+			if !strings.HasPrefix(input, base[:20]) {
+				input = base + input
+			}
+			res := compileInline(t, input, policy.Config{})
 			out := render(t, res, envoy.Options{Target: "envoy"})
-			if len(out.Gateways) != 1 || len(out.Gateways[0].Listeners) != 2 {
-				t.Fatalf("want one Gateway with two listeners")
+			if len(out.Gateways) != 1 || len(out.Gateways[0].Listeners) != len(tc.want) {
+				t.Fatalf("want one Gateway with %d listeners", len(tc.want))
 			}
 			for i, l := range out.Gateways[0].Listeners {
 				js := strings.ReplaceAll(string(mustJSON(t, l)), " ", "")

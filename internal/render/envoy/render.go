@@ -581,7 +581,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
-		if l.Conflicted || l.Unserved != "" || !servedProtocol(l.Protocol) {
+		if !l.Programmed() {
 			continue // conflicted listeners, those the controller does not serve (its family's verdict) and protocols without chains are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
