@@ -114,8 +114,8 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
 	for _, e := range view {
 		o := e.OverriddenBy
-		if o == nil || e.Field.Owner.IsBuiltIn() {
-			continue // a route rule's own value is no policy's to fix
+		if o == nil || e.Field.Owner.IsBuiltIn() || !o.Path.OnRoute() {
+			continue // a route rule's own value is no policy's to fix; a listener's path is its listener's (listenerOverrides)
 		}
 		desc := fmt.Sprintf("%s (%s by %s field %s of %s; %s: %s)", place, o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
 		for _, c := range e.Field.Contributors {
@@ -155,6 +155,33 @@ func appendMergedAlone(hits []mergeHit, routed merge.Points, place string) []mer
 			continue
 		}
 		hits = append(hits, mergeHit{pt.Candidates[0].Policy, place})
+	}
+	return hits
+}
+
+// listenerOverrides are the fields of the listeners' views another
+// family's kind overrides on a path of the resources built for the
+// listener (merge.PathOverride, policy.EnvoyPath.OnListener): reported
+// once per listener rather than on every route it serves. None without
+// policies of several families in the input.
+func listenerOverrides(res *merge.Result) []crossHit {
+	if !res.MultiFamily() {
+		return nil
+	}
+	var hits []crossHit
+	for _, gp := range res.Gateways {
+		for _, lp := range gp.Listeners {
+			for _, e := range res.Effective(nil, lp.Listener) {
+				o := e.OverriddenBy
+				if o == nil {
+					continue
+				}
+				desc := fmt.Sprintf("listener %s (%s by %s field %s of %s; %s: %s)", lp.Listener.ID(), o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
+				for _, c := range e.Field.Contributors {
+					hits = append(hits, crossHit{shadowKey{c.Policy, e.Key}, desc})
+				}
+			}
+		}
 	}
 	return hits
 }

@@ -241,11 +241,18 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 			out = append(out[:start], onPort(ps, out[start:], int32(l.Port))...)
 		}
 	}
-	if rule != nil && r.MultiFamily() {
-		// paths of the route's own; the resources a listener's routes
-		// share (its connection manager, chain, listener) are not
-		// decided per route (PathOverride)
-		crossFamily(r.Registry, out)
+	if r.MultiFamily() {
+		switch {
+		case rule != nil:
+			// the listener's verdict on what the rule inherits from
+			// there, then the route's own paths (PathOverride)
+			r.fromListener(out, l)
+			crossFamily(r.Registry, out, onRoute)
+		case l != nil:
+			// the paths of the resources built for the listener, which
+			// its routes share
+			crossFamily(r.Registry, out, onListener(l))
+		}
 	}
 	if first := r.RuleClusterFrom(rule, path, l); first != nil {
 		out = clusterFrom(out, first, r.EffectiveOn(rule, path, first))

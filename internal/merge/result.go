@@ -50,6 +50,10 @@ type Result struct {
 	// input (MultiFamily), computed once.
 	familiesOnce sync.Once
 	manyFamilies bool
+	// crossOn are, per listener, the fields of its view another family's
+	// kind overrides (listenerCross), computed once each.
+	crossMu sync.Mutex
+	crossOn map[*topology.Listener][]EffectiveField
 
 	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
 

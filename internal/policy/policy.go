@@ -256,6 +256,23 @@ func (p EnvoyPath) OnRoute() bool {
 // (backend_cluster.…) or clusters of the field's own (clusters.…).
 func (p EnvoyPath) OnCluster() bool { return strings.HasPrefix(string(p), "cluster.") }
 
+// OnListener reports whether the path is one of the resources built per
+// listener that its routes share: its connection manager (hcm.…), the
+// Envoy listener (listener.…), its filter chain (chain.…) and TLS
+// (tls.…), a TCP proxy (tcp_proxy.…) and its virtual hosts (vhost.…) —
+// what a listener's view decides, once for every route it serves. The
+// backend clusters (cluster.…, backend_cluster.…) are a backend's, and
+// route paths a route's (OnRoute).
+func (p EnvoyPath) OnListener() bool {
+	s := string(p)
+	for _, part := range []string{"hcm.", "listener.", "chain.", "tls.", "tcp_proxy.", "vhost."} {
+		if strings.HasPrefix(s, part) {
+			return true
+		}
+	}
+	return false
+}
+
 // FieldWrites are the Envoy paths a field of the kind declares
 // (FieldSpec.Writes; a family's key, perPortPolicy[80], its family's).
 func (s KindSpec) FieldWrites(key string) []EnvoyPath {

@@ -206,6 +206,34 @@ func (l *Listener) Ancestor() model.Key {
 	return l.Gateway.Key()
 }
 
+// Programmed reports whether the listener gets Envoy filter chains: not
+// Conflicted, served by its controller (Unserved empty), and of a
+// protocol served over TCP with chains (HTTP, HTTPS, TCP, TLS; a UDP
+// listener has none: render builds it an Envoy listener of its own).
+func (l *Listener) Programmed() bool {
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
+		return !l.Conflicted && l.Unserved == ""
+	}
+	return false
+}
+
+// SharesPort reports whether another programmed listener of its Gateway
+// (its ListenerSets' included) listens on its port: they are served by
+// one Envoy listener, whose settings only the whole Gateway's policies
+// make, and HTTP listeners there share one filter chain.
+func (l *Listener) SharesPort() bool {
+	if l.Gateway == nil {
+		return false
+	}
+	for _, o := range l.Gateway.Listeners {
+		if o != l && o.Port == l.Port && o.Programmed() {
+			return true
+		}
+	}
+	return false
+}
+
 // ID names a listener for messages: ns/gateway/listener.
 func (l *Listener) ID() string {
 	if l.Set != nil {
