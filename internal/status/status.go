@@ -241,6 +241,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
+			if gw.NoListenerStatus {
+				break // its controller writes none
+			}
 			lc := l.Conditions // the verdict of the listener's controller
 			if ownConds {
 				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))

@@ -123,6 +123,9 @@ type Gateway struct {
 	// once when the graph is built; nil when it writes none. Status and
 	// explain read them (GatewayConditions).
 	Reported []metav1.Condition
+	// NoListenerStatus: the controller of its class writes no listener
+	// status on it (ClassVerdict.Gateway); status reports none.
+	NoListenerStatus bool
 	// portHosts counts, per port, the listeners with each hostname, when
 	// its controller makes them exclusive
 	// (Controller.ExclusiveListenerHostnames); nil otherwise.
@@ -426,6 +429,10 @@ func Build(m *model.Model, opt Options) *Graph {
 			var ds []diag.Diagnostic
 			gw.Reported, ds = report(m, mg)
 			g.Diagnostics = append(g.Diagnostics, ds...)
+		}
+		if v := g.Classes[string(mg.Spec.GatewayClassName)]; v != nil && !v.Refused {
+			gw.Reported = append(gw.Reported, v.Gateway.Conditions...)
+			gw.NoListenerStatus = v.Gateway.NoListenerStatus
 		}
 		for i, l := range mg.Spec.Listeners {
 			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})

@@ -367,6 +367,20 @@ func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route
 // Gateway: class not managed by operator"), as its HTTPRoute reconciler
 // skips their routes, so nothing serves them. A class naming another
 // controller gets nothing from it (nil).
+// managedGateway is what the operator at the pin writes on a Gateway of a
+// class it manages once its Helm release is installed and its Deployments
+// are ready (k8s_gateway_controller.go@1c84e11c: syncGateway,
+// evaluateGatewayDeploymentsReady; patchGatewayStatus sets each condition
+// with meta.SetStatusCondition): Accepted True/Accepted "Gateway accepted"
+// and Programmed True/Programmed "Gateway resources reconciled
+// successfully". It reads the listeners only for the router's ports
+// (applyListenerOverlayToValues: the first HTTP and HTTPS listener) and
+// writes no listener status.
+var managedGateway = topology.GatewayReport{NoListenerStatus: true, Conditions: []metav1.Condition{
+	{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "Gateway accepted"},
+	{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Gateway resources reconciled successfully"},
+}}
+
 func gatewayClassVerdict(gc *model.GatewayClass, cfg policy.Config) *topology.ClassVerdict {
 	if string(gc.Spec.ControllerName) != OperatorControllerName {
 		return nil
@@ -378,7 +392,8 @@ func gatewayClassVerdict(gc *model.GatewayClass, cfg policy.Config) *topology.Cl
 	}
 	if gc.Name != "" && slices.Contains(names, gc.Name) {
 		return &topology.ClassVerdict{Controller: OperatorControllerName, Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted",
-			Message: fmt.Sprintf("GatewayClass %q is managed by this operator (listed in gateway class allowlist).", gc.Name)}}}
+			Message: fmt.Sprintf("GatewayClass %q is managed by this operator (listed in gateway class allowlist).", gc.Name)}},
+			Gateway: managedGateway}
 	}
 	return &topology.ClassVerdict{Controller: OperatorControllerName, Refused: true,
 		Why: fmt.Sprintf("its name is not among the operator's gateway class names, config wso2.%s: %s", ConfigKeyGatewayClassNames, strings.Join(names, ", ")),
