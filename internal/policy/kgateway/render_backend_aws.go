@@ -67,10 +67,7 @@ func lambdaCluster(a *AwsBackend, ns, name string, m *model.Model) (*clusterv3.C
 	if a.Region != nil && *a.Region != "" {
 		region = *a.Region
 	}
-	account := a.AccountID
-	if account == "" {
-		account = l.AccountID
-	}
+	account := lambdaAccount(a)
 	if account == "" || l.FunctionName == "" {
 		return nil, diag.Errorf(diag.Invalid, "aws.lambda needs an accountId and a functionName")
 	}
@@ -105,6 +102,17 @@ func lambdaCluster(a *AwsBackend, ns, name string, m *model.Model) (*clusterv3.C
 	c.ClusterDiscoveryType = dnsClusterType(&dnsclusterv3.DnsCluster{AllAddressesInSingleEndpoint: true, DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED})
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(opts)}
 	return c, nil
+}
+
+// lambdaAccount is the account whose function is invoked: lambda's own
+// accountId, else the deprecated one beside it (kgateway's
+// getLambdaAccountID, and the pinned CRD: "When both fields are set,
+// spec.aws.lambda.accountId takes precedence").
+func lambdaAccount(a *AwsBackend) string {
+	if a.Lambda != nil && a.Lambda.AccountID != "" {
+		return a.Lambda.AccountID
+	}
+	return a.AccountID
 }
 
 // lambdaEndpoint is where invocations go: endpointURL (a local Lambda

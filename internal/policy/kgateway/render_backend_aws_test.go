@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	awslambdav3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/aws_lambda/v3"
 	awssigningv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/aws_request_signing/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 
@@ -91,6 +92,41 @@ func TestLambdaSessionToken(t *testing.T) {
 			}
 			if got := inline.GetSessionToken(); got != tc.want {
 				t.Errorf("session token %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLambdaAccount: the function's ARN names lambda's own accountId,
+// else the deprecated aws.accountId beside it; lambda's wins when both
+// are set (kgateway's getLambdaAccountID; the pinned CRD: "When both
+// fields are set, spec.aws.lambda.accountId takes precedence"). Before,
+// aws.accountId won. Shapes no public case has (the public Lambda
+// Backends set one of the two).
+func TestLambdaAccount(t *testing.T) {
+	for _, tc := range []struct {
+		name, aws, lambda, want string
+	}{
+		{"both: lambda's", "111111111111", "222222222222", "222222222222"},
+		{"lambda's only", "", "222222222222", "222222222222"},
+		{"the deprecated one only", "111111111111", "", "111111111111"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &AwsBackend{AccountID: tc.aws, Lambda: &AwsLambda{AccountID: tc.lambda, FunctionName: "f"}}
+			c, err := lambdaCluster(a, "apps", "backend_apps_fn_0", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var opts upstreamhttpv3.HttpProtocolOptions
+			if err := c.GetTypedExtensionProtocolOptions()[HTTPProtocolOptionsKey].UnmarshalTo(&opts); err != nil {
+				t.Fatal(err)
+			}
+			var invoke awslambdav3.Config
+			if err := opts.GetHttpFilters()[0].GetTypedConfig().UnmarshalTo(&invoke); err != nil {
+				t.Fatal(err)
+			}
+			if want := "arn:aws:lambda:us-east-1:" + tc.want + ":function:f:$LATEST"; invoke.GetArn() != want {
+				t.Errorf("arn %s, want %s", invoke.GetArn(), want)
 			}
 		})
 	}

@@ -276,11 +276,7 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 			h1.OverrideStreamErrorOnInvalidHttpMessage = wrapperspb.Bool(*o.OverrideStreamErrorOnInvalidHTTPMessage)
 		}
 		if o.PreserveHTTP1HeaderCase != nil && *o.PreserveHTTP1HeaderCase {
-			h1.HeaderKeyFormat = &corev3.Http1ProtocolOptions_HeaderKeyFormat{
-				HeaderFormat: &corev3.Http1ProtocolOptions_HeaderKeyFormat_StatefulFormatter{StatefulFormatter: &corev3.TypedExtensionConfig{
-					Name: "envoy.http.stateful_header_formatters.preserve_case", TypedConfig: pack(&headerfmtv3.PreserveCaseFormatterConfig{}),
-				}},
-			}
+			h1.HeaderKeyFormat = preserveCaseHeaderFormat()
 		}
 		opts.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
 			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1},
@@ -312,6 +308,19 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 	}
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{HTTPProtocolOptionsKey: pack(opts)}
 	return nil
+}
+
+// preserveCaseHeaderFormat keeps the case of HTTP/1 header names as they
+// were received, through Envoy's preserve_case stateful formatter: what
+// kgateway writes for preserveHttp1HeaderCase, upstream (a
+// BackendConfigPolicy's http1ProtocolOptions) and downstream (a
+// ListenerPolicy's httpSettings) alike.
+func preserveCaseHeaderFormat() *corev3.Http1ProtocolOptions_HeaderKeyFormat {
+	return &corev3.Http1ProtocolOptions_HeaderKeyFormat{
+		HeaderFormat: &corev3.Http1ProtocolOptions_HeaderKeyFormat_StatefulFormatter{StatefulFormatter: &corev3.TypedExtensionConfig{
+			Name: "envoy.http.stateful_header_formatters.preserve_case", TypedConfig: pack(&headerfmtv3.PreserveCaseFormatterConfig{}),
+		}},
+	}
 }
 
 // quantityU32 is a quantity's value in bytes as Envoy's UInt32Value,
