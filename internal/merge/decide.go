@@ -99,7 +99,30 @@ func DecideField(f *Field, loser *Candidate) Decision {
 	if note := filterWeightNote(f.Key, f.Owner, loser); note != "" {
 		d.Detail += "; " + note
 	}
+	if x := takenInstance(f, loser); x != "" {
+		d.Detail += "; a deep merge takes each named instance from the first value that configures it, and " + x + " was taken"
+	}
 	return d
+}
+
+// takenInstance is the named instance (policy.Instancer) the loser's value
+// of a deep-merged field configures that a contributor's value configures
+// too — why the loser was left out (oncePerInstance); "" otherwise.
+func takenInstance(f *Field, loser *Candidate) string {
+	in, ok := loser.Policy.Kind.(policy.Instancer)
+	if !ok || (f.Strategy != policy.AugmentedDeep && f.Strategy != policy.OverridableDeep) {
+		return ""
+	}
+	x := in.Instance(f.Key, loser.Policy.Values[f.Key], loser.Policy.Obj.Namespace)
+	if x == "" {
+		return ""
+	}
+	for i, c := range f.Contributors {
+		if i < len(f.Values) && in.Instance(f.Key, f.Values[i], c.Policy.Obj.Namespace) == x {
+			return x
+		}
+	}
+	return ""
 }
 
 // filterWeightNote names the filter weights of two candidates' values of
