@@ -344,7 +344,12 @@ func ties(pt *Point) []Tie {
 			if _, ok := a.Policy.Values[f.Key]; !ok {
 				continue
 			}
-			if _, ok := b.Policy.Values[f.Key]; ok && f.Strategy != policy.AugmentedDeep && f.Strategy != policy.Additive {
+			if _, ok := b.Policy.Values[f.Key]; !ok {
+				continue
+			}
+			// a deep or additive merge keeps both, unless a deep merge
+			// dropped one for an instance the other took (oncePerInstance)
+			if (f.Strategy != policy.AugmentedDeep && f.Strategy != policy.Additive) || slices.Contains(f.Losers, a) || slices.Contains(f.Losers, b) {
 				common = append(common, f.Key)
 			}
 		}

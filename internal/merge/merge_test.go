@@ -304,3 +304,27 @@ func TestOncePerInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestTiesOncePerInstance: two policies ordered by name alone that a deep
+// merge keeps both of are no tie; when it drops one for an instance the
+// other took, their names decided which (GWP303).
+func TestTiesOncePerInstance(t *testing.T) {
+	k := instanceKind{}
+	c := func(name, inst string) *Candidate {
+		return &Candidate{Policy: &policy.Policy{Kind: k, Obj: &manifest.Object{Namespace: "ns", Name: name}, Values: map[string]any{"acl": inst}}, Via: attach.ViaTargetRef, Level: LevelRoute}
+	}
+	for _, tt := range []struct {
+		name     string
+		a, b     *Candidate
+		wantTies int
+	}{
+		{"other instances: both merged, no tie", c("a", "p"), c("b", "q"), 0},
+		{"one instance: the name kept a, a tie", c("a", "p"), c("b", "p"), 1},
+	} {
+		pt := &Point{Kind: k, Candidates: []*Candidate{tt.a, tt.b}}
+		pt.Fields = []*Field{combine(k, "acl", policy.AugmentedDeep, pt.Candidates)}
+		if got := len(ties(pt)); got != tt.wantTies {
+			t.Errorf("%s: %d ties, want %d", tt.name, got, tt.wantTies)
+		}
+	}
+}
