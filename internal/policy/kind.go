@@ -244,7 +244,8 @@ type RuleFielder interface {
 // ext_authz, ext_proc and oauth2 providers, each an Envoy filter of its
 // own). A field decided at a more specific level hides a less specific
 // level's only for the same instance, or when it names none (a disable):
-// a Gateway's provider stays in effect beside a route's other provider.
+// a Gateway's provider stays in effect beside a route's other provider. A
+// deep merge takes each instance from the first value merged for it.
 type Instancer interface {
 	// Instance names the instance a value of the field configures, ""
 	// when it names none; ns is the namespace of the policy that set it.
