@@ -133,7 +133,7 @@ func TestRenderExtAuth(t *testing.T) {
 			cluster: "backend_default_uds_0", endpoint: "http://uds.default"},
 		// backendRefs' weight is the CRD's default (1) when unset: the
 		// API server writes it, and it is read (0: unweighted).
-		{name: "one weighted backendRef, as the CRD defaults", in: `{"grpc":{"backendRefs":[{"name":"authz","port":9000,"weight":1}]}}`,
+		{name: "one weighted backendRef as the CRD defaults", in: `{"grpc":{"backendRefs":[{"name":"authz","port":9000,"weight":1}]}}`,
 			cluster: policy.ServiceCluster("default", "authz", 9000), endpoint: "authz.default:9000", http2: true},
 		{name: "one backendRef of another weight", in: `{"http":{"backendRefs":[{"name":"authz","port":80,"weight":7}]}}`,
 			cluster: policy.ServiceCluster("default", "authz", 80), endpoint: "http://authz.default:80"},
