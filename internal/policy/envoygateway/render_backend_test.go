@@ -16,7 +16,8 @@ import (
 
 // TestBackendCluster: a DynamicResolver Backend is a dynamic forward proxy
 // cluster (with TLS for wellKnownCACertificates System) and brings the
-// loopback RBAC filter; other tls settings are unsupported; other Backend
+// loopback RBAC filter; insecureSkipVerify false is that TLS, and other
+// tls settings are unsupported; other Backend
 // types keep the plain cluster (no build).
 func TestBackendCluster(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,6 +28,10 @@ func TestBackendCluster(t *testing.T) {
 		{"dynamic resolver", "{type: DynamicResolver}", true, false, ""},
 		{"with system CAs", "{type: DynamicResolver, tls: {wellKnownCACertificates: System}}", true, true, ""},
 		{"other tls settings", "{type: DynamicResolver, tls: {caCertificateRefs: [{name: ca}]}}", false, false, diag.Unsupported},
+		// insecureSkipVerify false is the verification rendered (the
+		// CRD's default: the API server writes it beside any tls).
+		{"verified as the CRD defaults", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: false}}", true, true, ""},
+		{"not verified", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: true}}", false, false, diag.Unsupported},
 		{"FQDN", "{type: Endpoints, endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]}", false, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
