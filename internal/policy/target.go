@@ -242,11 +242,14 @@ type Target struct {
 	// unset.
 	Names XDSNames
 	// SessionPersistence is the controller's translation of a route
-	// rule's sessionPersistence: the per-route configuration of Envoy's
-	// stateful session filter (a StatefulSessionPerRoute), which render
-	// places on the rule's routes, turning the filter on there. Nil: the
-	// first registered target's that has one (Registry.Targets).
-	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
+	// rule's sessionPersistence for one Envoy route of the rule (at): the
+	// per-route configuration of Envoy's stateful session filter (a
+	// StatefulSessionPerRoute), which render places on the route,
+	// turning the filter on there; a nil message where the controller
+	// does not translate it (Envoy Gateway reads an HTTPRoute's only).
+	// Nil: the first registered target's that has one
+	// (Registry.Targets).
+	SessionPersistence func(sp *gwv1.SessionPersistence, at SessionSite) proto.Message
 	// SessionFilterOrder is the place (HTTPFilter.Order) of the stateful
 	// session filter render adds for a rule's sessionPersistence in the
 	// controller's chain. 0: after every policy filter, before the gRPC
@@ -448,4 +451,15 @@ func DefaultMirrorShare(f *gwv1.HTTPRequestMirrorFilter) MirrorShare {
 		}
 	}
 	return MirrorShare{Every: true}
+}
+
+// SessionSite is the Envoy route a rule's sessionPersistence is
+// translated for (Target.SessionPersistence): the route object's Kind,
+// Namespace and Name, the rule's index as the target's route names
+// number it (RouteName.Rule), and the path match the route serves (nil
+// for a rule without matches, which matches every path).
+type SessionSite struct {
+	Kind, Namespace, Name string
+	Rule                  int
+	Path                  *gwv1.HTTPPathMatch
 }

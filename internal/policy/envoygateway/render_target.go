@@ -30,6 +30,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// sits after JWT authentication, before buffering and the extensions
 	// (xds translator httpfilters.go: newOrderedHTTPFilter).
 	SessionFilterOrder: orderStatefulSession,
+	// and the session's cookie or header is named after the route's rule
+	// unless the rule names it (render_session.go).
+	SessionPersistence: sessionPersistence,
 	// A RequestMirror copies requests to the destination it builds for
 	// its backendRef, an Envoy Gateway Backend too (gatewayapi filters.go:
 	// processRequestMirrorFilter → processDestination), with the Host
