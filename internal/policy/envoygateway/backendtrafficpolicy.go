@@ -29,7 +29,7 @@ var backendTrafficPolicy = &Kind{
 		"timeout":           {"route.timeout", "route.idle_timeout", "route.max_stream_duration", "cluster.connect_timeout", "cluster.typed_extension_protocol_options"},
 		"connection":        {"cluster.per_connection_buffer_limit_bytes"},
 		"dns":               {"cluster.cluster_type", "cluster.dns_lookup_family", "cluster.dns_refresh_rate", "cluster.respect_dns_ttl"},
-		"http2":             {"-"},
+		"http2":             {"cluster.typed_extension_protocol_options"},
 		"faultInjection":    {"http_filter.envoy.filters.http.fault", "typed_per_filter_config.envoy.filters.http.fault"},
 		"useClientProtocol": {"cluster.typed_extension_protocol_options"},
 		"compression":       {"http_filter.envoy.filters.http.compressor*", "typed_per_filter_config.envoy.filters.http.compressor*", "request_headers_to_remove[]"},
