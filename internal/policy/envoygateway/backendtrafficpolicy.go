@@ -39,7 +39,7 @@ var backendTrafficPolicy = &Kind{
 		"requestBuffer":     {"http_filter.envoy.filters.http.buffer", "typed_per_filter_config.envoy.filters.http.buffer"},
 		"telemetry":         {"tracing", "stat_prefix"},
 		"routingType":       {"-"},
-		"admissionControl":  {"-"},
+		"admissionControl":  {"cluster.typed_extension_protocol_options"},
 		"bandwidthLimit":    {"-"},
 	},
 	targets:   allTargets,
