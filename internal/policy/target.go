@@ -283,6 +283,12 @@ type Target struct {
 	// Nil: HTTP/2 for the appProtocols kubernetes.io/h2c, grpc, http2
 	// and h2c, and for a GRPCRoute's backend whatever its appProtocol.
 	ServiceHTTP2 func(appProtocol string, grpc bool) bool
+	// UpstreamHTTP2 are the HTTP/2 protocol options (a go-control-plane
+	// Http2ProtocolOptions) the controller writes on the cluster of a
+	// backend that speaks HTTP/2 (a GRPCRoute's, an HTTP/2
+	// appProtocol's), which a policy's own HTTP/2 settings may then
+	// replace. Nil: none, Envoy's defaults.
+	UpstreamHTTP2 proto.Message
 	// BackendTransportMatches are the transport socket matches the
 	// controller adds, under the deployment cfg, to the cluster of every
 	// backend it translates — backend k (a Service, whose port is port,

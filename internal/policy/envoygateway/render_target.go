@@ -62,6 +62,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// A Service port's upstream protocol: the route kind's, refined by
 	// the port's appProtocol (render_mirror.go).
 	ServiceHTTP2: serviceHTTP2,
+	// A cluster speaking HTTP/2 gets Envoy Gateway's window sizes (xds
+	// translator cluster.go buildHTTP2Settings).
+	UpstreamHTTP2: http2Windows(),
 	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
 	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
 	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),

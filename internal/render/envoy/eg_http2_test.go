@@ -15,7 +15,9 @@ import (
 // HTTP/2 half of a cluster speaking the client's protocol — with Envoy
 // Gateway's window sizes where it gives none; a cluster speaking HTTP/1.1
 // keeps its options, and the route forwards (before: the field was
-// unsupported and the routes answered 503).
+// unsupported and the routes answered 503). Without the policy, a
+// cluster speaking HTTP/2 has Envoy Gateway's window sizes
+// (Target.UpstreamHTTP2; before: none).
 func TestEnvoyGatewayUpstreamHTTP2(t *testing.T) {
 	btp := func(spec string) string {
 		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: btp, namespace: infra}\n" +
@@ -35,6 +37,8 @@ func TestEnvoyGatewayUpstreamHTTP2(t *testing.T) {
 		{"the client's protocol: its HTTP/2 half", egShop("HTTPRoute"), "{port: 80}", btp("  useClientProtocol: true\n" + h2),
 			`{"useDownstreamProtocolConfig":{"httpProtocolOptions":{},"http2ProtocolOptions":{"maxConcurrentStreams":7,` + windows + `,"overrideStreamErrorOnInvalidHttpMessage":false,"connectionKeepalive":{"interval":"10s","timeout":"2s"}}}}`},
 		{"an HTTP/1.1 cluster keeps its options", egShop("HTTPRoute"), "{port: 80}", btp(h2), ""},
+		{"no policy: a GRPCRoute's cluster has Envoy Gateway's windows", egShop("GRPCRoute"), "{port: 80}", "",
+			`{"explicitHttpConfig":{"http2ProtocolOptions":{` + windows + `}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gw := renderInline(t, egGateway("infra", egHTTP80)+egService("infra", "web", tc.ports)+tc.route+tc.policy, "envoygateway")
