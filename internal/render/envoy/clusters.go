@@ -142,7 +142,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 		}
 	}
 	if op.http2 {
-		setHTTP2(c)
+		setHTTP2(c, gb.target.UpstreamHTTP2)
 	}
 	return filter
 }
@@ -206,7 +206,7 @@ func (gb *gatewayBuild) protocolsFromServices() {
 			continue // not a Service's, or another Gateway's finished one (shareUnrouted)
 		}
 		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, &gb.target) {
-			setHTTP2(c)
+			setHTTP2(c, gb.target.UpstreamHTTP2)
 			continue
 		}
 		delete(c.TypedExtensionProtocolOptions, httpProtocolOptionsKey)
@@ -266,11 +266,22 @@ func (b *builder) extensionCluster(name string) *clusterv3.Cluster {
 	return &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(b.target.ClusterConnectTimeout())}
 }
 
-func setHTTP2(c *clusterv3.Cluster) {
+// setHTTP2 makes a cluster speak HTTP/2 upstream, with the target's
+// HTTP/2 options (Target.UpstreamHTTP2; nil: none).
+func setHTTP2(c *clusterv3.Cluster, opts proto.Message) {
 	if c.TypedExtensionProtocolOptions == nil {
 		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
 	}
-	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = http2Options
+	h2, ok := opts.(*corev3.Http2ProtocolOptions)
+	if !ok || h2 == nil {
+		c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = http2Options
+		return
+	}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = mustAny(&upstreamhttpv3.HttpProtocolOptions{
+		UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: h2},
+		}},
+	})
 }
 
 var http2Options = mustAny(&upstreamhttpv3.HttpProtocolOptions{

@@ -24,10 +24,13 @@ import (
 // to the same backend.
 
 // clusterSetting is one field's partial cluster; ofType: it applies to a
-// cluster of its custom cluster type only (mergeClusterOfType).
+// cluster of its custom cluster type only (mergeClusterOfType); or, with
+// no cluster, an adjustment of the whole cluster once every setting is
+// merged (finish, policy.Fragment.ClusterFinish).
 type clusterSetting struct {
 	c      *clusterv3.Cluster
 	ofType bool
+	finish func(proto.Message)
 }
 
 // clusterSettings are the partial clusters the scope's fields make, and
@@ -37,7 +40,7 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 	var cs []clusterSetting
 	var md map[string]*structpb.Struct
 	for _, f := range s.fields {
-		if f.cluster == nil && f.ofType == nil {
+		if f.cluster == nil && f.ofType == nil && len(f.finish) == 0 {
 			continue
 		}
 		if f.cluster != nil {
@@ -45,6 +48,9 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 		}
 		if f.ofType != nil {
 			cs = append(cs, clusterSetting{c: f.ofType, ofType: true})
+		}
+		for _, fin := range f.finish {
+			cs = append(cs, clusterSetting{finish: fin})
 		}
 		owners := s.metadata.GetFilterMetadata()[f.metaKey].GetFields()[f.field]
 		if owners == nil {
@@ -200,12 +206,19 @@ func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 	if c.GetType() == clusterv3.Cluster_EDS && c.EdsClusterConfig != nil && c.EdsClusterConfig.ServiceName == "" {
 		c.EdsClusterConfig.ServiceName = op.of // the backend's endpoints (a copy of a copy keeps them)
 	}
+	var finish []func(proto.Message)
 	for _, s := range op.settings {
-		if s.ofType {
+		switch {
+		case s.finish != nil:
+			finish = append(finish, s.finish)
+		case s.ofType:
 			gb.mergeClusterOfType(c, s.c)
-			continue
+		default:
+			gb.mergeCluster(c, s.c)
 		}
-		gb.mergeCluster(c, s.c)
+	}
+	for _, f := range finish {
+		f(c)
 	}
 	finishHTTPOptions(c)
 	if op.metadata != nil {
