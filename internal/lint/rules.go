@@ -38,6 +38,9 @@ var (
 	FieldOverriddenAcrossFamilies = diag.Rule{Code: "GWP307", Name: "field-overridden-across-families", Severity: diag.Warning,
 		Title: "a policy field loses its Envoy path to another controller family's policy on a Gateway that takes both",
 		Doc:   "On a Gateway that takes every kind (its GatewayClass absent, or naming no controller gwpol knows), policies of two controller families' kinds reach one route or listener, and a field of each writes the same Envoy setting (one family's request timeout and another's both set route.timeout; one family's listener policy and another's client traffic policy both set the connection manager's stream_idle_timeout). One value can be in the route or the listener's resources: gwpol keeps the field whose policy attached at the more specific level, then the older one, then the one whose namespace/name sorts first, and leaves the other field out whole (out of the route, or out of the listener's connection manager, filter chain, TLS and virtual hosts and so of every route it serves); explain shows it overridden, naming the path, in the listener's view and the views of its routes. No controller would serve both kinds on one Gateway: give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on its routes and listeners."}
+	ClusterFromFirstListener = diag.Rule{Code: "GWP308", Name: "cluster-from-first-listener", Severity: diag.Warning,
+		Title: "a policy's cluster settings do not reach a route rule's cluster on a later listener",
+		Doc:   "The controller builds a route rule's cluster once per Gateway, from the rule's route on the first listener serving it (it names the cluster after the rule and adds no later cluster of that name), and the rule's routes on every other listener send to that cluster. A policy on a later listener (or one merging there) that sets cluster settings — timeouts on the connection, load balancing, circuit breakers, health checks — has none of them on that rule's traffic, although its status says Accepted and its route settings (a request timeout) apply; explain shows whose settings the cluster has. Set the cluster settings where the first listener's route takes them (a policy on that listener, the Gateway or the route), or attach the route through one listener."}
 	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
 		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
@@ -57,6 +60,7 @@ func ownRules() []Rule {
 		{FieldOverriddenByRouteRule, lostToRule},
 		{FieldNotForBackendProtocol, protocolMismatches},
 		{FieldOverriddenAcrossFamilies, overriddenAcrossFamilies},
+		{ClusterFromFirstListener, clusterFromFirst},
 		{PolicyNoEffect, noEffect},
 	}
 }

@@ -22,6 +22,9 @@ type ruleViews struct {
 	shadow [][]shadowHit
 	merges [][]mergeHit
 	cross  [][]crossHit
+	// cluster are the fields whose cluster settings the rule's route on
+	// another listener replaces (merge.ClusterShape, GWP308).
+	cluster [][]crossHit
 }
 
 // crossHit is a policy's field another family's kind overrides on one
@@ -58,8 +61,9 @@ func (in *Input) views() *ruleViews {
 		v.shadow = make([][]shadowHit, len(res.Routes))
 		v.merges = make([][]mergeHit, len(res.Routes))
 		v.cross = make([][]crossHit, len(res.Routes))
+		v.cluster = make([][]crossHit, len(res.Routes))
 		parallel.Each(len(res.Routes), func(i int) {
-			v.shadow[i], v.merges[i], v.cross[i] = routeViews(res, res.Routes[i])
+			v.shadow[i], v.merges[i], v.cross[i], v.cluster[i] = routeViews(res, res.Routes[i])
 		})
 	})
 	return v
@@ -75,8 +79,10 @@ func (in *Input) views() *ruleViews {
 //
 // With policies of several families' kinds in the input
 // (merge.Result.MultiFamily), every view is built: its fields another
-// family's kind overrides are GWP307's.
-func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross []crossHit) {
+// family's kind overrides are GWP307's. So is the view of a rule whose
+// route on another listener shaped its cluster (merge.Result.RuleClusterFrom):
+// its fields whose settings are not on that cluster are GWP308's.
+func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross, cluster []crossHit) {
 	several := res.MultiFamily()
 	for _, parent := range rp.Route.Parents {
 		for _, l := range parent.Listeners {
@@ -84,14 +90,18 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 				for _, path := range rule.PathsThrough(parent) {
 					mayShadow := res.MayShadowOn(rule.Rule, path, l)
 					mayMerge := res.MayMergeOn(rule.Rule, path, l)
-					if !mayShadow && !mayMerge && !several {
+					shaped := res.RuleClusterFrom(rule.Rule, path, l) != nil
+					if !mayShadow && !mayMerge && !several && !shaped {
 						continue
 					}
 					routed := res.RoutedOn(rule.Rule, path, l)
 					place := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
 					var view []merge.EffectiveField
-					if several || mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
+					if several || shaped || mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
 						view = res.EffectiveFrom(rule.Rule, path, l, routed)
+					}
+					if shaped {
+						cluster = appendClusterLost(cluster, view, place+" on listener "+l.ID())
 					}
 					if mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
 						shadow = appendShadowed(shadow, view, place)
@@ -106,7 +116,32 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 			}
 		}
 	}
-	return shadow, merges, cross
+	return shadow, merges, cross, cluster
+}
+
+// appendClusterLost adds the fields of a view whose settings on the
+// route's cluster are not theirs: the rule's route on another listener
+// shaped the rule's one cluster (merge.EffectiveField.ClusterFrom) — the
+// fields that set something there (policy.ClusterSetter), of policies.
+func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
+	for _, e := range view {
+		c := e.ClusterFrom
+		if c == nil || e.ClusterOnly || e.OverriddenBy != nil || e.Field.Owner.IsBuiltIn() {
+			continue
+		}
+		if cs, ok := e.Kind.(policy.ClusterSetter); ok && !cs.SetsCluster(e.Key, e.Field.Values) {
+			continue // its value is the route's alone
+		}
+		there := "without this field"
+		if c.Field != nil {
+			there = "with this field of " + c.Field.Owner.Policy.Describe()
+		}
+		desc := fmt.Sprintf("%s (its route on listener %s shaped the cluster, %s)", place, c.Listener.ID(), there)
+		for _, ct := range e.Field.Contributors {
+			hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+		}
+	}
+	return hits
 }
 
 // appendOverridden adds the fields of a view another family's kind

@@ -45,6 +45,7 @@ package policy
 //	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
 //	Enabler           lint, status, explain (Policy.NoEffect): an empty value of a field that switches its feature on with its defaults
 //	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
+//	ClusterSetter     lint: whether a field's values set anything on the cluster a route sends to (its declared cluster paths written by some values only)
 
 import (
 	"reflect"
@@ -641,6 +642,16 @@ type Enabler interface {
 	// Enables reports whether v, a value of the field key, switches the
 	// feature on.
 	Enables(key string, v any) bool
+}
+
+// ClusterSetter is implemented by kinds with a field that declares paths
+// of the cluster a route sends to (FieldSpec.Writes, cluster.…) but sets
+// them with some values only (a timeout field whose request timeout is on
+// the route, its connect timeout on the cluster).
+type ClusterSetter interface {
+	// SetsCluster reports whether values, a field's values (as merged),
+	// set anything on the route's cluster.
+	SetsCluster(key string, values []any) bool
 }
 
 // ValueTyper is implemented by kinds whose field values are Go types with

@@ -2,7 +2,10 @@ package envoygateway
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -62,4 +65,31 @@ func listenerOrder(gw *topology.Gateway) []*topology.Listener {
 		out = append(out, ls...)
 	}
 	return out
+}
+
+var _ policy.ClusterSetter = (*Kind)(nil)
+
+// SetsCluster: a BackendTrafficPolicy's timeout sets the route's cluster
+// with a TCP connect timeout or an HTTP connection idle timeout or
+// lifetime only (renderTimeout; its request timeout and longest stream
+// are the route's); every other field declaring cluster paths sets them
+// whatever its value.
+func (k *Kind) SetsCluster(key string, values []any) bool {
+	if k != backendTrafficPolicy || key != "timeout" {
+		return true
+	}
+	for _, v := range values {
+		fv, ok := v.(*fieldValue)
+		if !ok {
+			return true
+		}
+		var t egv1a1.Timeout
+		if json.Unmarshal(fv.raw, &t) != nil {
+			return true
+		}
+		if t.TCP != nil && t.TCP.ConnectTimeout != nil || t.HTTP != nil && (t.HTTP.ConnectionIdleTimeout != nil || t.HTTP.MaxConnectionDuration != nil) {
+			return true
+		}
+	}
+	return false
 }
