@@ -426,7 +426,7 @@ func (v *version) unrunRules(o *manifest.Object, u map[string]any) (out []diag.D
 // of an object (its CEL rules aside).
 type decodedObject struct {
 	unknown []string           // the fields pruning dropped
-	given   []manifest.Default // the values defaulting gave
+	given   *manifest.Defaults // the values defaulting gave
 	coerce  *field.Error       // embedded object metadata that does not decode
 	errs    field.ErrorList
 }
@@ -460,12 +460,12 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 		if w.defaults {
 			r := &givenDefaults{}
 			r.diff(before, u)
-			out.given = r.out
+			out.given = r.b.Defaults()
 		}
 	} else if w.defaults {
 		r := &givenDefaults{}
 		w.applyDefaults(u, r)
-		out.given = r.out
+		out.given = r.b.Defaults()
 	}
 	if !shortcuts || !v.fast.valid(u) {
 		out.errs = append(out.errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
