@@ -142,12 +142,18 @@ func (b *DefaultsBuilder) Add(last Step, v Value) {
 	b.Pop()
 }
 
-// Defaults are the defaults recorded; nil when none.
+// Defaults are the defaults recorded (copied: the builder may be Reset
+// and used again); nil when none.
 func (b *DefaultsBuilder) Defaults() *Defaults {
 	if len(b.vals) == 0 {
 		return nil
 	}
-	return &Defaults{enc: string(b.enc), vals: slices.Clip(b.vals)}
+	return &Defaults{enc: string(b.enc), vals: slices.Clone(b.vals)}
+}
+
+// Reset empties the builder, keeping its buffers for the next object.
+func (b *DefaultsBuilder) Reset() {
+	b.path, b.prev, b.enc, b.vals = b.path[:0], b.prev[:0], b.enc[:0], b.vals[:0]
 }
 
 // NewDefaults holds ds (each Path before the paths below it); nil when

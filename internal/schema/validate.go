@@ -458,14 +458,18 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 		}
 		structuraldefaulting.Default(u, s)
 		if w.defaults {
-			r := &givenDefaults{}
+			r := builders.Get().(*givenDefaults)
 			r.diff(before, u)
 			out.given = r.b.Defaults()
+			r.b.Reset()
+			builders.Put(r)
 		}
 	} else if w.defaults {
-		r := &givenDefaults{}
+		r := builders.Get().(*givenDefaults)
 		w.applyDefaults(u, r)
 		out.given = r.b.Defaults()
+		r.b.Reset()
+		builders.Put(r)
 	}
 	if !shortcuts || !v.fast.valid(u) {
 		out.errs = append(out.errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
@@ -478,6 +482,10 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 	}
 	return out
 }
+
+// builders are reused: each object's defaults are recorded in one, then
+// copied out at their size.
+var builders = sync.Pool{New: func() any { return new(givenDefaults) }}
 
 // onceValidator is a kube-openapi schema validator built once and used
 // for every object (it is safe for concurrent use).
