@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"encoding/binary"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,25 +94,142 @@ func valueNode(x any) *yaml.Node {
 }
 
 // Defaults are the values the API server's defaulting gave an object's
-// fields (SetDefaults); nil when none.
-type Defaults struct{ list []Default }
+// fields (SetDefaults), held compactly: an object may have dozens (a
+// route's every backendRef has three), and a run holds them for every
+// object. Each path is written as the number of steps it shares with the
+// one before it and its other steps; nil holds none.
+type Defaults struct {
+	enc  string
+	vals []*yaml.Node
+}
+
+// A DefaultsBuilder records defaults as a walk gives them: Push and Pop
+// the steps down to a value, Add each default below the current one, a
+// field before the fields below it.
+type DefaultsBuilder struct {
+	path, prev []Step
+	enc        []byte
+	vals       []*yaml.Node
+}
+
+// Push descends a step.
+func (b *DefaultsBuilder) Push(s Step) { b.path = append(b.path, s) }
+
+// Pop goes back up a step.
+func (b *DefaultsBuilder) Pop() { b.path = b.path[:len(b.path)-1] }
+
+// Add records v as the default of the field last below the current step.
+func (b *DefaultsBuilder) Add(last Step, v Value) {
+	b.Push(last)
+	keep := 0
+	for keep < len(b.prev) && keep < len(b.path) && b.prev[keep] == b.path[keep] {
+		keep++
+	}
+	b.enc = binary.AppendUvarint(b.enc, uint64(keep))
+	b.enc = binary.AppendUvarint(b.enc, uint64(len(b.path)-keep))
+	for _, s := range b.path[keep:] {
+		if s.Index >= 0 {
+			b.enc = append(b.enc, 1)
+			b.enc = binary.AppendUvarint(b.enc, uint64(s.Index))
+			continue
+		}
+		b.enc = append(b.enc, 0)
+		b.enc = binary.AppendUvarint(b.enc, uint64(len(s.Key)))
+		b.enc = append(b.enc, s.Key...)
+	}
+	b.vals = append(b.vals, v.n)
+	b.prev = append(b.prev[:0], b.path...)
+	b.Pop()
+}
+
+// Defaults are the defaults recorded (copied: the builder may be Reset
+// and used again); nil when none.
+func (b *DefaultsBuilder) Defaults() *Defaults {
+	if len(b.vals) == 0 {
+		return nil
+	}
+	return &Defaults{enc: string(b.enc), vals: slices.Clone(b.vals)}
+}
+
+// Reset empties the builder, keeping its buffers for the next object.
+func (b *DefaultsBuilder) Reset() {
+	b.path, b.prev, b.enc, b.vals = b.path[:0], b.prev[:0], b.enc[:0], b.vals[:0]
+}
+
+// NewDefaults holds ds (each Path before the paths below it); nil when
+// there are none.
+func NewDefaults(ds []Default) *Defaults {
+	var b DefaultsBuilder
+	for _, d := range ds {
+		if len(d.Path) == 0 {
+			continue
+		}
+		b.path = append(b.path[:0], d.Path[:len(d.Path)-1]...)
+		b.Add(d.Path[len(d.Path)-1], d.Value)
+	}
+	return b.Defaults()
+}
+
+// Len is the number of defaults held.
+func (d *Defaults) Len() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.vals)
+}
+
+// each calls f with every default's path (in buf, valid until f returns)
+// and value, in order, until f returns false.
+func (d *Defaults) each(buf []Step, f func(path []Step, v *yaml.Node) bool) {
+	if d == nil {
+		return
+	}
+	enc, path := d.enc, buf[:0]
+	uvarint := func() int { // binary.Uvarint, on the string
+		x, shift := 0, 0
+		for {
+			c := enc[0]
+			enc = enc[1:]
+			x |= int(c&0x7f) << shift
+			if c < 0x80 {
+				return x
+			}
+			shift += 7
+		}
+	}
+	for _, v := range d.vals {
+		keep := uvarint()
+		path = path[:keep]
+		for range uvarint() {
+			tag := enc[0]
+			enc = enc[1:]
+			if tag == 1 {
+				path = append(path, Step{Index: uvarint()})
+				continue
+			}
+			n := uvarint()
+			path = append(path, Step{Key: enc[:n], Index: -1})
+			enc = enc[n:]
+		}
+		if !f(path, v) {
+			return
+		}
+	}
+}
 
 // All are the defaults, a field before the fields below it.
 func (d *Defaults) All() []Default {
-	if d == nil {
-		return nil
-	}
-	return d.list
+	var out []Default
+	d.each(nil, func(path []Step, v *yaml.Node) bool {
+		out = append(out, Default{Path: slices.Clone(path), Value: Value{v}})
+		return true
+	})
+	return out
 }
 
 // SetDefaults records the values the API server's defaulting gives the
-// object's fields, in the order it gives them (a field before the fields
-// below it); nil or empty: none. Decoding the object applies them.
-func (o *Object) SetDefaults(ds []Default) {
-	var d *Defaults
-	if len(ds) > 0 {
-		d = &Defaults{list: ds}
-	}
+// object's fields (nil: none). Decoding the object applies them.
+func (o *Object) SetDefaults(d *Defaults) {
 	if d == nil && o.more == nil {
 		return
 	}
@@ -118,8 +237,8 @@ func (o *Object) SetDefaults(ds []Default) {
 }
 
 // Defaults are the defaults recorded for the object (SetDefaults); nil
-// when none. A later SetDefaults makes another value, so that a stage
-// that decoded the object with one can tell.
+// when none. A stage that decoded the object with one set can tell a
+// later SetDefaults by the pointer.
 func (o *Object) Defaults() *Defaults {
 	if o.more == nil {
 		return nil
@@ -131,17 +250,18 @@ func (o *Object) Defaults() *Defaults {
 // default rather than anything the object sets: the field, or one above
 // it, was given a default.
 func (o *Object) Defaulted(path string) bool {
-	ds := o.Defaults().All()
-	if len(ds) == 0 {
+	ds := o.Defaults()
+	if ds.Len() == 0 {
 		return false
 	}
 	steps := parsePath(path)
-	for _, d := range ds {
-		if len(d.Path) <= len(steps) && equalSteps(d.Path, steps[:len(d.Path)]) {
-			return true
-		}
-	}
-	return false
+	found := false
+	var buf [16]Step
+	ds.each(buf[:], func(p []Step, _ *yaml.Node) bool {
+		found = len(p) <= len(steps) && equalSteps(p, steps[:len(p)])
+		return !found
+	})
+	return found
 }
 
 func equalSteps(a, b []Step) bool {
@@ -182,8 +302,8 @@ func parsePath(path string) []Step {
 // there. A default at a place v's type has no field for is not v's to
 // hold.
 func (d *decoder) applyDefaults(v reflect.Value, p *plan) {
-	ds := d.o.Defaults().All()
-	if len(ds) == 0 {
+	ds := d.o.Defaults()
+	if ds.Len() == 0 {
 		return
 	}
 	var base []Step
@@ -195,12 +315,13 @@ func (d *decoder) applyDefaults(v reflect.Value, p *plan) {
 	strict, collect := d.strict, d.collect
 	d.strict, d.collect = false, true
 	errs := len(d.errs)
-	for _, def := range ds {
-		if len(def.Path) <= len(base) || !equalSteps(base, def.Path[:len(base)]) {
-			continue
+	var buf [16]Step
+	ds.each(buf[:], func(path []Step, n *yaml.Node) bool {
+		if len(path) > len(base) && equalSteps(base, path[:len(base)]) {
+			d.setAt(v, p, path[len(base):], n)
 		}
-		d.setAt(v, p, def.Path[len(base):], def.Value.n)
-	}
+		return true
+	})
 	d.strict, d.collect, d.errs = strict, collect, d.errs[:errs]
 }
 

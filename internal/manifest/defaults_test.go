@@ -58,7 +58,7 @@ func TestDecodeAppliesDefaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := parseOne(t, testHeader+tc.spec)
-			o.SetDefaults(tc.defaults)
+			o.SetDefaults(NewDefaults(tc.defaults))
 			var got testObject
 			unknown, errs := o.DecodeAll(&got)
 			if len(unknown) > 0 || len(errs) > 0 {
@@ -112,7 +112,7 @@ func TestDefaulted(t *testing.T) {
 	if o.Defaulted("spec.inners[0].y") || o.Defaults() != nil {
 		t.Fatal("no defaults recorded, yet one is reported")
 	}
-	o.SetDefaults([]Default{{[]Step{key("spec"), key("inners"), at(1), key("inner")}, NewValue(map[string]any{"y": "d"})}})
+	o.SetDefaults(NewDefaults([]Default{{[]Step{key("spec"), key("inners"), at(1), key("inner")}, NewValue(map[string]any{"y": "d"})}}))
 	for path, want := range map[string]bool{
 		"spec.inners[1].inner": true, "spec.inners[1].inner.y": true,
 		"spec.inners[0].inner": false, "spec.inners[1]": false, "spec.inners[1].x": false, "spec": false,
@@ -134,11 +134,11 @@ func TestDefaulted(t *testing.T) {
 // prunes the key).
 func TestFoldedKeyKeepsItsValue(t *testing.T) {
 	o := parseOne(t, testHeader+"spec: {S: written, inners: [{X: 2}, {}]}")
-	o.SetDefaults([]Default{
+	o.SetDefaults(NewDefaults([]Default{
 		{[]Step{key("spec"), key("s")}, NewValue("default")},
 		{[]Step{key("spec"), key("inners"), at(0), key("x")}, NewValue(int64(1))},
 		{[]Step{key("spec"), key("inners"), at(1), key("x")}, NewValue(int64(1))},
-	})
+	}))
 	var spec testSpec
 	if _, _, errs := o.DecodeFieldAllFolded("spec", &spec); len(errs) > 0 {
 		t.Fatal(errs)
@@ -146,5 +146,31 @@ func TestFoldedKeyKeepsItsValue(t *testing.T) {
 	want := testSpec{S: "written", Inners: []inner{{X: 2}, {X: 1}}}
 	if diff := cmp.Diff(want, spec, cmp.AllowUnexported(testSpec{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultsRoundTrip: the compact form gives back every path and value
+// in order, whatever they share with the one before.
+func TestDefaultsRoundTrip(t *testing.T) {
+	long := Step{Key: string(make([]byte, 300)), Index: -1}
+	in := []Default{
+		{[]Step{key("spec"), key("parentRefs"), at(0), key("group")}, NewValue("g")},
+		{[]Step{key("spec"), key("parentRefs"), at(0), key("kind")}, NewValue("Gateway")},
+		{[]Step{key("spec"), key("rules"), at(200), key("backendRefs"), at(1), key("weight")}, NewValue(int64(1))},
+		{[]Step{key("spec"), key("rules"), at(200), key("backendRefs"), at(1), key("weight")}, NewValue(int64(2))},
+		{[]Step{key("spec"), long, key("x")}, NewValue(true)},
+		{[]Step{key("a")}, NewValue(nil)},
+	}
+	got := NewDefaults(in).All()
+	if len(got) != len(in) {
+		t.Fatalf("%d defaults, want %d", len(got), len(in))
+	}
+	for i := range in {
+		if diff := cmp.Diff(in[i].Path, got[i].Path); diff != "" || got[i].Value.Interface() != in[i].Value.Interface() {
+			t.Errorf("%d: path (-want +got):\n%s value %v, want %v", i, diff, got[i].Value.Interface(), in[i].Value.Interface())
+		}
+	}
+	if NewDefaults(nil) != nil || NewDefaults(nil).Len() != 0 {
+		t.Error("no defaults: want nil")
 	}
 }

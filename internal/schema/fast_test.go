@@ -340,9 +340,9 @@ func decodedDiff(lib, short decodedObject, a, b map[string]any) string {
 // givenPaths are the paths of the defaults given that lie under no other
 // (the library's path records a default object whole, the shortcut its
 // defaults inside one by one too), sorted.
-func givenPaths(ds []manifest.Default) []string {
+func givenPaths(given *manifest.Defaults) []string {
 	var out []string
-	for _, d := range ds {
+	for _, d := range given.All() {
 		p := fmt.Sprint(d.Path)
 		under := false
 		for _, o := range out {

@@ -426,7 +426,7 @@ func (v *version) unrunRules(o *manifest.Object, u map[string]any) (out []diag.D
 // of an object (its CEL rules aside).
 type decodedObject struct {
 	unknown []string           // the fields pruning dropped
-	given   []manifest.Default // the values defaulting gave
+	given   *manifest.Defaults // the values defaulting gave
 	coerce  *field.Error       // embedded object metadata that does not decode
 	errs    field.ErrorList
 }
@@ -458,14 +458,18 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 		}
 		structuraldefaulting.Default(u, s)
 		if w.defaults {
-			r := &givenDefaults{}
+			r := builders.Get().(*givenDefaults)
 			r.diff(before, u)
-			out.given = r.out
+			out.given = r.b.Defaults()
+			r.b.Reset()
+			builders.Put(r)
 		}
 	} else if w.defaults {
-		r := &givenDefaults{}
+		r := builders.Get().(*givenDefaults)
 		w.applyDefaults(u, r)
-		out.given = r.out
+		out.given = r.b.Defaults()
+		r.b.Reset()
+		builders.Put(r)
 	}
 	if !shortcuts || !v.fast.valid(u) {
 		out.errs = append(out.errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
@@ -478,6 +482,10 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 	}
 	return out
 }
+
+// builders are reused: each object's defaults are recorded in one, then
+// copied out at their size.
+var builders = sync.Pool{New: func() any { return new(givenDefaults) }}
 
 // onceValidator is a kube-openapi schema validator built once and used
 // for every object (it is safe for concurrent use).

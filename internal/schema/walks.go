@@ -205,33 +205,26 @@ func (n *sNode) applyDefaults(x any, r *givenDefaults) {
 }
 
 // givenDefaults records the values defaulting gives an object's fields
-// (manifest.Default), a field before the fields below it. A nil
+// (manifest.Defaults), a field before the fields below it. A nil
 // *givenDefaults records nothing.
-type givenDefaults struct {
-	path []manifest.Step
-	out  []manifest.Default
-}
+type givenDefaults struct{ b manifest.DefaultsBuilder }
 
 func (r *givenDefaults) push(s manifest.Step) {
 	if r != nil {
-		r.path = append(r.path, s)
+		r.b.Push(s)
 	}
 }
 
 func (r *givenDefaults) pop() {
 	if r != nil {
-		r.path = r.path[:len(r.path)-1]
+		r.b.Pop()
 	}
 }
 
 func (r *givenDefaults) add(s manifest.Step, v manifest.Value) {
-	if r == nil {
-		return
+	if r != nil {
+		r.b.Add(s, v)
 	}
-	p := make([]manifest.Step, len(r.path)+1)
-	copy(p, r.path)
-	p[len(r.path)] = s
-	r.out = append(r.out, manifest.Default{Path: p, Value: v})
 }
 
 // diff records the values after holds that before, the same value before
