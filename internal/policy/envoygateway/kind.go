@@ -165,6 +165,10 @@ type data struct {
 	// every listener it has an HTTP or TCP IR listener for
 	// (refineListenerScope).
 	httpOnly, tlsOnly, common []diag.Diagnostic
+	// claims are the listeners the input's ClientTrafficPolicies claim
+	// before one on a whole Gateway or ListenerSet is translated
+	// (ctpClaims; the one index of the pass, shared).
+	claims map[listenerClaim]bool
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
@@ -219,6 +223,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
 	p.Targets = targets(t)
+	if k == clientTrafficPolicy {
+		d.claims = ctpClaims(env)
+	}
 	for i, sel := range t.TargetSelectors {
 		if sel.Namespaces != nil {
 			if d.namespaces == nil {
