@@ -852,7 +852,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		}
 		return r
 	}
-	vb.ruleClusters(r, e, rs, from)
+	vb.ruleClusters(r, e, rs, from, l)
 	applyRouteMaps(r, e.rule.GRPC != nil, levels...)
 	vb.defaultUpgrade(r, e, levels)
 	tuneMirrors(r, levels...)
