@@ -242,6 +242,10 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 				lines = append(lines, fmt.Sprintf("not in effect: overridden on %s by %s field %s of %s (%s: %s)",
 					o.Path, o.PolicyKind[strings.LastIndex(o.PolicyKind, "/")+1:], o.Field, shortID(o.Owner), o.Rule, o.Reason))
 			}
+			for _, c := range f.OnClusters {
+				lines = append(lines, fmt.Sprintf("not on the cluster of %s: overridden on %s by %s field %s of %s (%s: %s)",
+					c.Backend, c.Path, c.PolicyKind[strings.LastIndex(c.PolicyKind, "/")+1:], c.Field, shortID(c.Owner), c.Rule, c.Reason))
+			}
 			if !f.DefaultStrategy {
 				lines = append(lines, "strategy: "+f.Strategy)
 			}

@@ -62,6 +62,11 @@ type Field struct {
 	// this field's Envoy paths here and wins it (merge.PathOverride), so
 	// this field is not in effect at all.
 	OverriddenBy *Override `json:"overriddenBy,omitempty"`
+	// OnClusters are the backends of the rule whose cluster takes a
+	// setting of this field's from a policy on the backend of another
+	// family's kind instead (merge.ClusterOverride): the field stays in
+	// effect on the route and the rule's other backends' clusters.
+	OnClusters []ClusterOverride `json:"onClusters,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -78,6 +83,14 @@ type Override struct {
 	// Rule is level, age or name (merge.PathOverride's order).
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+}
+
+// ClusterOverride is one backend's cluster where a policy on the backend
+// wins a setting of the field's (Field.OnClusters): Backend names it
+// (KIND NAMESPACE/NAME port P), Override the winning field.
+type ClusterOverride struct {
+	Backend string `json:"backend"`
+	Override
 }
 
 // Decision is why the owner beat one loser.
@@ -438,6 +451,12 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			ogk := o.Kind.GroupKind()
 			f.OverriddenBy = &Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: o.Key, Owner: o.Field.Owner.Policy.Describe(),
 				Path: string(o.Path), Rule: string(o.Decision.Rule), Reason: o.Decision.Detail}
+		}
+		for _, c := range e.OnClusters {
+			ogk := c.Kind.GroupKind()
+			f.OnClusters = append(f.OnClusters, ClusterOverride{Backend: fmt.Sprintf("%s %s/%s port %d", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port),
+				Override: Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: c.Key, Owner: c.Field.Owner.Policy.Describe(),
+					Path: string(c.Path), Rule: string(c.Decision.Rule), Reason: c.Decision.Detail}})
 		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)
