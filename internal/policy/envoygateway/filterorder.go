@@ -15,12 +15,18 @@ import "github.com/gwpol/gwpol/internal/policy"
 const orderCustomResponse = 1
 
 const (
-	// Fault injection and CORS first, then authentication, session
+	// Fault injection and CORS first, then header mutation,
+	// authentication, session
 	// persistence, request buffering, the extensions (Lua, external
 	// processors, Wasm, dynamic modules), authorization and rate limits
 	// (xds translator httpfilters.go: newOrderedHTTPFilter).
 	orderFault = 10 + iota
 	orderCORS
+	// orderHeaderMutation places the header_mutation filter a
+	// ClientTrafficPolicy's lateResponseHeaders add after CSRF (at
+	// orderCORS) and before external authorization, which may read the
+	// headers.
+	orderHeaderMutation
 	orderExtAuth
 	orderBasicAuth
 	orderOAuth2

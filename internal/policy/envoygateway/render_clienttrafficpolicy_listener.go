@@ -209,10 +209,12 @@ var underscores = map[string]corev3.HttpProtocolOptions_HeadersWithUnderscoresAc
 // dot stripped from the Host, what happens to header names with
 // underscores (Envoy Gateway's baseline rejects the request; Allow is
 // Envoy's zero value, so it is turned off rather than set), and an
-// X-Request-ID from the client kept. The other header settings are not
-// rendered yet.
+// X-Request-ID from the client kept, and the request headers modified
+// before routing and the response headers after it
+// (render_headermutation.go). The other header settings are not rendered
+// yet.
 func renderHeaders(h *egv1a1.HeaderSettings, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(h, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert"); k != "" {
+	if k := unrenderedFields(h, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert", "earlyRequestHeaders", "lateResponseHeaders"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.headers." + k}}, nil
 	}
 	if h == nil {
@@ -241,6 +243,9 @@ func renderHeaders(h *egv1a1.HeaderSettings, _ policyName, at placement) ([]poli
 		if err := applyXFCC(x, m); err != nil {
 			return nil, err
 		}
+	}
+	if err := applyHeaderModifiers(h, m, &fr); err != nil {
+		return nil, err
 	}
 	return listenerSettings("headers", at, fr), nil
 }

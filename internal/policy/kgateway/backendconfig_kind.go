@@ -2,7 +2,6 @@ package kgateway
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -16,9 +15,6 @@ import (
 const (
 	// BackendConfigKindName is the policy kind.
 	BackendConfigKindName = "BackendConfigPolicy"
-	// annotationWeight orders policies on one backend, as for kgateway's
-	// other policy kinds.
-	annotationWeight = "kgateway.dev/policy-weight"
 )
 
 // BackendConfigKind is the BackendConfigPolicy kind.
@@ -98,8 +94,9 @@ var backendConfigSpec = func() policy.KindSpec {
 		TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend"},
 		Attached:          true,
 		MaxAncestors:      16,
-		Precedence:        true,
-		WeightAnnotation:  annotationWeight,
+		// Ordered by age alone: kgateway reads no policy weight on this
+		// kind (ignoredWeight).
+		Precedence: true,
 		// krtcollections/policy.go@6026ee98: BackendIndex.AddBackends
 		// lists a Service's whole-object policies, then its port's
 		// (sectionName) ones, each in age order; the plugin's merge keeps
@@ -185,7 +182,8 @@ func (k BackendConfigKind) Decode(o *manifest.Object, env *policy.Env) *policy.P
 		return p
 	}
 	p.Data = &bcp
-	p.Weight, p.Created = weight(p, bcp.Annotations), bcp.CreationTimestamp.Time
+	p.Created = bcp.CreationTimestamp.Time
+	ignoredWeight(p, bcp.Annotations)
 	p.Targets = backendConfigTargets(bcp.Spec)
 	for key, v := range bcp.Spec.values() {
 		if v != nil {
@@ -219,19 +217,6 @@ func backendConfigTargets(s BackendConfigSpec) []policy.TargetRef {
 		out = append(out, r)
 	}
 	return out
-}
-
-func weight(p *policy.Policy, annotations map[string]string) int32 {
-	s, ok := annotations[annotationWeight]
-	if !ok {
-		return 0
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		p.Warnings = append(p.Warnings, p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, "metadata.annotations", "annotation %s=%q is not an int32; weight 0 is used", annotationWeight, s))
-		return 0
-	}
-	return int32(n)
 }
 
 // checkDuration: connectTimeout is a duration string (kgateway's CRD

@@ -221,6 +221,23 @@ func weightAndAge(p *policy.Policy, annotations map[string]string, created time.
 	return w, created
 }
 
+// ignoredWeight reports a kgateway.dev/policy-weight annotation on a kind
+// whose policies kgateway orders by age alone (GWP406): of its policy
+// kinds only the TrafficPolicy plugin parses the annotation into the
+// policy's PrecedenceWeight, which the policy index sorts by before age
+// (krtcollections/policy.go: getTargetingPoliciesMaybeForBackends); the
+// ListenerPolicy and BackendConfigPolicy plugins leave it zero, so the
+// annotation orders nothing there and a value that is not a number is
+// no error.
+func ignoredWeight(p *policy.Policy, annotations map[string]string) {
+	if _, ok := annotations[AnnotationWeight]; !ok {
+		return
+	}
+	p.Findings = append(p.Findings, p.Diag(policy.LintNotTranslated.Code, diag.Warning, "metadata.annotations",
+		"annotation %s has no effect on a %s: kgateway reads it on TrafficPolicies only and orders %ss by creationTimestamp alone (the older wins a field)",
+		AnnotationWeight, p.Kind.GroupKind().Kind, p.Kind.GroupKind().Kind))
+}
+
 func targets(refs []LocalPolicyTargetReferenceWithSectionName, sels []LocalPolicyTargetSelectorWithSectionName) []policy.TargetRef {
 	var out []policy.TargetRef
 	for i, t := range refs {

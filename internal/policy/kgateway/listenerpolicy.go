@@ -217,7 +217,8 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	if !decodeInto(p, &lp, env.Config) {
 		return p
 	}
-	p.Weight, p.Created = weightAndAge(p, lp.Annotations, lp.CreationTimestamp.Time)
+	p.Created = lp.CreationTimestamp.Time
+	ignoredWeight(p, lp.Annotations)
 	p.Targets = targets(lp.Spec.TargetRefs, lp.Spec.TargetSelectors)
 	if d := lp.Spec.Default; d != nil {
 		for _, f := range listenerFields {

@@ -424,26 +424,117 @@ func dynamicModule(capability, name, filterName string, order int, filterJSON, r
 }
 
 func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {
-	// Deep merge concatenates the contributors' lists; kgateway applies
-	// the preferred (first) policy's entries last, so they win in Envoy.
-	merged := &TransformationPolicy{}
-	for i := len(r.in.Values) - 1; i >= 0; i-- {
-		v, ok := r.in.Values[i].(*TransformationPolicy)
+	vals := make([]*TransformationPolicy, len(r.in.Values))
+	for i, v := range r.in.Values {
+		t, ok := v.(*TransformationPolicy)
 		if !ok {
-			return nil, fmt.Errorf("unexpected value %T", r.in.Values[i])
+			return nil, fmt.Errorf("unexpected value %T", v)
 		}
-		merged.Request = mergeTransform(merged.Request, v.Request)
-		merged.Response = mergeTransform(merged.Response, v.Response)
+		vals[i] = t
 	}
-	if merged.Request == nil && merged.Response == nil {
-		return nil, nil // kgateway writes no transformation for an empty one
+	var js []byte
+	var err error
+	switch r.in.Strategy {
+	case policy.AugmentedDeep, policy.OverridableDeep:
+		js, err = deepMergedTransformation(vals)
+	default:
+		js, err = shallowTransformation(vals)
 	}
-	merged.Request, merged.Response = bodyDefault(merged.Request), bodyDefault(merged.Response)
-	js, err := json.Marshal(merged)
+	if js == nil || err != nil {
+		return nil, err // kgateway writes no transformation for an empty one
+	}
+	return []policy.Fragment{dynamicModule("transformation", "dynamic_modules/simple_mutations", "rustformation", orderTransformation, "{}", string(js))}, nil
+}
+
+// shallowTransformation is the per-route JSON of the one policy a shallow
+// merge keeps (the first), as kgateway serializes its spec: nil for an
+// empty one.
+func shallowTransformation(vals []*TransformationPolicy) ([]byte, error) {
+	if len(vals) == 0 || vals[0].Request == nil && vals[0].Response == nil {
+		return nil, nil
+	}
+	return json.Marshal(&TransformationPolicy{Request: bodyDefault(vals[0].Request), Response: bodyDefault(vals[0].Response)})
+}
+
+// deepMergedTransformation is kgateway's deep merge of transformations
+// (the preferred policy first in vals), which works on the policies'
+// JSON rather than their fields: the result starts as the preferred
+// policy's JSON and each less preferred policy in turn becomes the base
+// the result so far is folded into. Per direction (request, response):
+// a base without the direction takes the result's whole; otherwise the
+// base's add, remove and set lists are followed by the result's (so the
+// preferred policy's entries come last and win in Envoy), the result's
+// body replaces the base's when it has one, and everything else of the
+// direction — its dynamicMetadata — stays the base's. So dynamicMetadata
+// is the least preferred policy's that has the direction at all, the
+// others' dropped. The JSON is written back from a map, its keys sorted,
+// even for one policy. Nil when no policy sets a direction.
+func deepMergedTransformation(vals []*TransformationPolicy) ([]byte, error) {
+	var merged map[string]any
+	for _, v := range vals {
+		if v.Request == nil && v.Response == nil {
+			continue // an empty transformation has no config to merge
+		}
+		base, err := transformationJSON(&TransformationPolicy{Request: bodyDefault(v.Request), Response: bodyDefault(v.Response)})
+		if err != nil {
+			return nil, err
+		}
+		if merged != nil {
+			for _, dir := range []string{"response", "request"} {
+				foldTransformDirection(base, merged, dir)
+			}
+		}
+		merged = base
+	}
+	if merged == nil {
+		return nil, nil
+	}
+	return json.Marshal(merged)
+}
+
+// transformationJSON is v as the generic JSON value kgateway's deep merge
+// reads it as.
+func transformationJSON(v *TransformationPolicy) (map[string]any, error) {
+	js, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return []policy.Fragment{dynamicModule("transformation", "dynamic_modules/simple_mutations", "rustformation", orderTransformation, "{}", string(js))}, nil
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// foldTransformDirection folds the more preferred result's direction dir
+// into base's (deepMergedTransformation).
+func foldTransformDirection(base, preferred map[string]any, dir string) {
+	b, okB := base[dir].(map[string]any)
+	p, okP := preferred[dir].(map[string]any)
+	switch {
+	case !okB:
+		if okP {
+			base[dir] = p
+		}
+		return
+	case !okP:
+		return
+	}
+	for _, list := range []string{"add", "remove", "set"} {
+		bl, okBL := b[list].([]any)
+		pl, okPL := p[list].([]any)
+		switch {
+		case !okBL:
+			if okPL {
+				b[list] = pl
+			}
+		case okPL:
+			b[list] = append(bl, pl...)
+		}
+	}
+	if body, ok := p["body"]; ok {
+		b["body"] = body
+	}
 }
 
 // bodyDefault gives a body without parseAs the CRD's default, AsString:
@@ -456,25 +547,6 @@ func bodyDefault(t *Transform) *Transform {
 	b.ParseAs = "AsString"
 	c.Body = &b
 	return &c
-}
-
-func mergeTransform(a, b *Transform) *Transform {
-	switch {
-	case b == nil:
-		return a
-	case a == nil:
-		c := *b
-		return &c
-	}
-	out := *a
-	out.Set = append(slices.Clone(a.Set), b.Set...)
-	out.Add = append(slices.Clone(a.Add), b.Add...)
-	out.Remove = append(slices.Clone(a.Remove), b.Remove...)
-	out.DynamicMetadata = append(slices.Clone(a.DynamicMetadata), b.DynamicMetadata...)
-	if b.Body != nil {
-		out.Body = b.Body
-	}
-	return &out
 }
 
 func (r *fieldRenderer) acl() ([]policy.Fragment, error) {

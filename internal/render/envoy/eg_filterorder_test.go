@@ -37,6 +37,20 @@ func TestEnvoyGatewayFilterOrder(t *testing.T) {
 	const localRL = "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 10, unit: Minute}}]}}\n"
 	const buffered = "  requestBuffer: {limit: 1Mi}\n"
 	const gzipped = "  compression: [{type: Gzip}]\n"
+	// Response headers a ClientTrafficPolicy sets (its header_mutation
+	// filter), beside a SecurityPolicy's CORS, CSRF and external
+	// authorization, all on the Gateway.
+	lateHeaders := "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ctp, namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  headers: {lateResponseHeaders: {set: [{name: x-r, value: v}]}}\n"
+	authz := "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  cors: {allowOrigins: [\"https://a.example\"]}\n  csrf: {}\n" +
+		"  extAuth: {http: {backendRefs: [{name: authz, port: 80}]}}\n" + egService("infra", "authz", "{port: 80}")
+	const (
+		cors     = "envoy.filters.http.cors"
+		csrf     = "envoy.filters.http.csrf"
+		mutation = "envoy.filters.http.header_mutation"
+		extAuth  = "envoy.filters.http.ext_authz/securitypolicy/infra/sp"
+	)
 	for _, tc := range []struct {
 		name, target, input string
 		want                []string // in this order, among the chain's filters
@@ -45,6 +59,7 @@ func TestEnvoyGatewayFilterOrder(t *testing.T) {
 		{"session, then buffer, then the rate limit", "envoygateway", shopWith("HTTPRoute", sessionRule) + btp(localRL+buffered), []string{session, buffer, local, router}},
 		{"buffer before the rate limit and the compressor", "envoygateway", egShop("HTTPRoute") + btp(localRL+buffered+gzipped), []string{buffer, local, gzip, router}},
 		{"compressor after the gRPC filters", "envoygateway", egShop("GRPCRoute") + btp(gzipped), []string{grpcWeb, stats, gzip, router}},
+		{"header mutation after CSRF, before external authorization", "envoygateway", egShop("HTTPRoute") + lateHeaders + authz, []string{cors, csrf, mutation, extAuth, router}},
 		{"upstream Envoy: session last before the router", "envoy", shopWith("HTTPRoute", sessionRule) + btp(localRL), []string{local, session, router}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
