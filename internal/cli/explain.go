@@ -258,6 +258,10 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 			if c := f.ClusterFrom; c != nil {
 				lines = append(lines, clusterFromLine(c))
 			}
+			for _, c := range f.OnClusters {
+				lines = append(lines, fmt.Sprintf("not on the cluster of %s: overridden on %s by %s field %s of %s (%s: %s)",
+					c.Backend, c.Path, c.PolicyKind[strings.LastIndex(c.PolicyKind, "/")+1:], c.Field, shortID(c.Owner), c.Rule, c.Reason))
+			}
 			if !f.DefaultStrategy {
 				lines = append(lines, "strategy: "+f.Strategy)
 			}

@@ -78,8 +78,13 @@ func FuzzPipeline(f *testing.F) {
 	// stream_idle_timeout and xff_num_trusted_hops, and the Envoy
 	// listener's buffer limit, on the whole Gateway or one listener,
 	// over the platform and on pathOverrideBase's Gateways.
-	if b, err := os.ReadFile("../../testdata/explain/listener-overridden-across-families/input.yaml"); err == nil {
-		f.Add(append(append(append([]byte{}, base...), "\n---\n"...), b...))
+	// And on a backend's cluster (merge.ClusterOverride): a route's
+	// BackendTrafficPolicy and a BackendConfigPolicy on its backend both
+	// setting the cluster's connect timeout and circuit breakers.
+	for _, name := range []string{"listener-overridden-across-families", "cluster-overridden-across-families"} {
+		if b, err := os.ReadFile("../../testdata/explain/" + name + "/input.yaml"); err == nil {
+			f.Add(append(append(append([]byte{}, base...), "\n---\n"...), b...))
+		}
 	}
 	f.Add([]byte(pathOverrideBase +
 		pathOverridePolicy(kgwGroup, "ListenerPolicy", "name: lp, namespace: app", toKGW+", "+toEGW, "  default:\n    perConnectionBufferLimitBytes: 4096\n    httpSettings: {streamIdleTimeout: 30s, xffNumTrustedHops: 2, maxHeadersCount: 80}\n") +

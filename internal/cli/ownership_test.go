@@ -326,6 +326,21 @@ func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute
 				continue // not the route's: its cluster's alone
 			}
 		}
+		for _, c := range e.OnClusters {
+			// not on that backend's cluster (merge.ClusterOverride): the
+			// cluster's metadata, which says who shaped it, does not name it
+			for _, name := range routeClusters(er.route) {
+				cl := er.clusters[name]
+				backend := cl.GetEdsClusterConfig().GetServiceName()
+				if backend == "" {
+					backend = name
+				}
+				if c.Backend.Kind == "Service" && backend == policy.ServiceCluster(c.Backend.Namespace, c.Backend.Name, c.Port) &&
+					slices.Contains(metadataIDs(cl.GetMetadata().GetFilterMetadata()[e.Kind.Spec().MetadataKey], e.Key), e.Field.Owner.Policy.ID()) {
+					t.Errorf("%s: explain says %s field %s is not on the cluster of %s/%s port %d, but cluster %s's metadata names it", where, e.Kind.GroupKind().Kind, e.Key, c.Backend.Namespace, c.Backend.Name, c.Port, name)
+				}
+			}
+		}
 		if e.OverriddenBy != nil {
 			// not in effect (merge.PathOverride): gwpol's metadata, which
 			// says what is, does not name it on the route

@@ -66,6 +66,11 @@ type Field struct {
 	// route on another listener shaped (merge.ClusterShape), so the
 	// field's settings on it are that listener's.
 	ClusterFrom *ClusterFrom `json:"clusterFrom,omitempty"`
+	// OnClusters are the backends of the rule whose cluster takes a
+	// setting of this field's from a policy on the backend of another
+	// family's kind instead (merge.ClusterOverride): the field stays in
+	// effect on the route and the rule's other backends' clusters.
+	OnClusters []ClusterOverride `json:"onClusters,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -94,6 +99,14 @@ type ClusterFrom struct {
 	// Only: the field is not this route's own: it is in effect on the
 	// cluster alone (merge.EffectiveField.ClusterOnly).
 	Only bool `json:"only,omitempty"`
+}
+
+// ClusterOverride is one backend's cluster where a policy on the backend
+// wins a setting of the field's (Field.OnClusters): Backend names it
+// (KIND NAMESPACE/NAME port P), Override the winning field.
+type ClusterOverride struct {
+	Backend string `json:"backend"`
+	Override
 }
 
 // Decision is why the owner beat one loser.
@@ -460,6 +473,12 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			if c.Field != nil {
 				f.ClusterFrom.Owner = c.Field.Owner.Policy.Describe()
 			}
+		}
+		for _, c := range e.OnClusters {
+			ogk := c.Kind.GroupKind()
+			f.OnClusters = append(f.OnClusters, ClusterOverride{Backend: fmt.Sprintf("%s %s/%s port %d", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port),
+				Override: Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: c.Key, Owner: c.Field.Owner.Policy.Describe(),
+					Path: string(c.Path), Rule: string(c.Decision.Rule), Reason: c.Decision.Detail}})
 		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)

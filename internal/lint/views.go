@@ -145,9 +145,18 @@ func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place strin
 }
 
 // appendOverridden adds the fields of a view another family's kind
-// overrides (merge.EffectiveField.OverriddenBy).
+// overrides (merge.EffectiveField.OverriddenBy), and those whose
+// settings a backend's cluster takes from a policy on the backend of
+// another family's kind (OnClusters).
 func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
 	for _, e := range view {
+		for _, c := range e.OnClusters {
+			desc := fmt.Sprintf("the cluster of %s %s/%s port %d for %s (%s by %s field %s of %s; %s: %s)", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port,
+				place, c.Path, c.Kind.GroupKind().Kind, c.Key, c.Field.Owner.Policy.Describe(), c.Decision.Rule, c.Decision.Detail)
+			for _, ct := range e.Field.Contributors {
+				hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+			}
+		}
 		o := e.OverriddenBy
 		if o == nil || e.Field.Owner.IsBuiltIn() || !o.Path.OnRoute() {
 			continue // a route rule's own value is no policy's to fix; a listener's path is its listener's (listenerOverrides)

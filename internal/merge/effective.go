@@ -54,6 +54,12 @@ type EffectiveField struct {
 	// listener's (ClusterFrom.Field): it is in effect on the rule's
 	// cluster only, none of its other parts on this route.
 	ClusterOnly bool
+	// OnClusters are the backends of the rule whose cluster takes one of
+	// this field's settings (a cluster.… path) from a policy on the
+	// backend, of another family's kind, instead (ClusterOverride): the
+	// field stays in effect on the route and on the rule's other
+	// backends' clusters.
+	OnClusters []ClusterOverride
 }
 
 // Level is the level the deciding owner attached at.
@@ -248,6 +254,9 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 			// there, then the route's own paths (PathOverride)
 			r.fromListener(out, l)
 			crossFamily(r.Registry, out, onRoute)
+			if l != nil {
+				r.fromBackends(out, rule, l.Gateway)
+			}
 		case l != nil:
 			// the paths of the resources built for the listener, which
 			// its routes share

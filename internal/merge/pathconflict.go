@@ -7,6 +7,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -29,7 +30,10 @@ import (
 // listener, its filter chain and TLS, its virtual hosts), once for every
 // route it serves: a rule's view takes the listener's verdict on the
 // fields it inherits from there (OverriddenOnListener). Render leaves the
-// loser out of those resources as out of the route.
+// loser out of those resources as out of the route. The clusters a rule
+// sends to are the backends': a policy on the backend itself wins their
+// settings over the rule's, on that backend's cluster alone
+// (ClusterOverride).
 //
 // The winner is decided as GEP-713 orders policies, without any one
 // family's own precedence (a kind's weight annotation,
@@ -323,4 +327,132 @@ func (r *Result) OverriddenOnListener(l *topology.Listener) []string {
 		out = append(out, e.Kind.GroupKind().String()+"#"+e.Key)
 	}
 	return out
+}
+
+// ClusterOverride is one backend of a rule whose cluster takes a
+// setting a field of the rule's view writes (a cluster.… path of its
+// declaration) from a field of a policy on the backend itself, of a kind
+// of another family (one family's backend policy's connect timeout and
+// another's route policy's timeout: cluster.connect_timeout),
+// on a Gateway that takes every kind. The cluster a rule's route-level
+// settings make for the backend is one Envoy resource both write into;
+// the backend's own policy attached at the more specific level — GEP-713's
+// hierarchy runs Gateway, route, backend — and wins: render leaves the
+// field's settings out of that backend's cluster alone, while the field
+// stays in effect on the route and on the rule's other backends' clusters
+// (explain notes it, lint reports GWP307). Kinds no family lists (the
+// Gateway API's BackendTLSPolicy), which every controller reads and
+// composes with its own kinds, are not judged.
+type ClusterOverride struct {
+	// Backend and Port name the backend's cluster.
+	Backend model.Key
+	Port    int32
+	PathOverride
+}
+
+// fromBackends records, on the fields of a rule's view (out) served on
+// Gateway gw, the backends of the rule whose policies' fields of
+// another family's kinds win one of their cluster paths
+// (EffectiveField.OnClusters, ClusterOverride): the backend's points as
+// gw's controller builds its cluster (BackendOn).
+func (r *Result) fromBackends(out []EffectiveField, rule *topology.Rule, gw *topology.Gateway) {
+	if len(r.backendsBy) == 0 || gw == nil {
+		return
+	}
+	type seenKey struct {
+		k    model.Key
+		port int32
+	}
+	var seen []seenKey
+	for _, b := range rule.Backends {
+		if b == nil || !b.Resolved || b.Extension {
+			continue
+		}
+		key := model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+		bp := r.backendsBy[key]
+		if bp == nil || slices.Contains(seen, seenKey{key, b.Port}) {
+			continue
+		}
+		seen = append(seen, seenKey{key, b.Port})
+		pts := r.BackendOn(bp.ForPort(servicePortName(b)), gw)
+		for i := range out {
+			e := &out[i]
+			if e.OverriddenBy != nil || e.Field.Owner.IsBuiltIn() || r.Registry.FamilyOf(e.Kind) == nil {
+				continue
+			}
+			if o, ok := r.clusterWinner(e, pts); ok {
+				e.OnClusters = append(e.OnClusters, ClusterOverride{Backend: key, Port: b.Port, PathOverride: o})
+			}
+		}
+	}
+}
+
+// clusterWinner is the first field of a backend's points (pts) of a kind
+// of another registered family that writes a cluster path e writes.
+func (r *Result) clusterWinner(e *EffectiveField, pts Points) (PathOverride, bool) {
+	fam := familyOf(r.Registry, e.Kind)
+	for _, pt := range pts {
+		if len(pt.Invalid) > 0 || r.Registry.FamilyOf(pt.Kind) == nil || familyOf(r.Registry, pt.Kind) == fam {
+			continue
+		}
+		for _, f := range pt.Fields {
+			w := EffectiveField{Kind: pt.Kind, Key: f.Key, Field: f}
+			if p, ok := sharedPath(e, &w, onCluster); ok {
+				return PathOverride{Path: p, Kind: pt.Kind, Key: f.Key, Field: f,
+					Decision: Decision{RuleLevel, "backend level is more specific than " + levelWord(e.Field.Owner) + " level"}}, true
+			}
+		}
+	}
+	return PathOverride{}, false
+}
+
+// onCluster is a cluster's decided paths: the targeted backend's
+// cluster's settings (cluster.…).
+func onCluster(_ *EffectiveField, p policy.EnvoyPath) bool {
+	return strings.HasPrefix(string(p), "cluster.")
+}
+
+// servicePortName is the name of the Service port a backendRef sends to
+// ("" for another kind, or a port without a name): the port whose
+// policies a backend's cluster takes (BackendPoints.ForPort).
+func servicePortName(b *topology.Backend) string {
+	if b.Service == nil {
+		return ""
+	}
+	for _, p := range b.Service.Spec.Ports {
+		if p.Port == b.Port {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// ClusterOverridden are the fields of a rule served on listener l along
+// path (nil: its Own merge) whose settings one backend's cluster takes
+// from a policy on the backend of another family's kind instead
+// (EffectiveField.OnClusters), as "group/kind#key" per backend; nil when
+// none, and without building the view when the input holds one family's
+// policies only. Render reads it to leave those fields' settings out of
+// that backend's cluster of the rule.
+func (r *Result) ClusterOverridden(rule *topology.Rule, path *RulePath, l *topology.Listener) map[ClusterOf][]string {
+	if !r.MultiFamily() || len(r.backendsBy) == 0 {
+		return nil
+	}
+	var out map[ClusterOf][]string
+	for _, e := range r.EffectiveOn(rule, path, l) {
+		for _, c := range e.OnClusters {
+			if out == nil {
+				out = map[ClusterOf][]string{}
+			}
+			k := ClusterOf{c.Backend, c.Port}
+			out[k] = append(out[k], e.Kind.GroupKind().String()+"#"+e.Key)
+		}
+	}
+	return out
+}
+
+// ClusterOf names a backend's cluster: the object and its port.
+type ClusterOf struct {
+	Backend model.Key
+	Port    int32
 }

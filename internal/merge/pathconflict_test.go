@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +19,15 @@ import (
 type pathKind struct {
 	group  string
 	writes map[string][]string
+	kind   string // "P" when empty
 }
 
-func (k pathKind) GroupKind() model.GroupKind { return model.GroupKind{Group: k.group, Kind: "P"} }
+func (k pathKind) GroupKind() model.GroupKind {
+	if k.kind != "" {
+		return model.GroupKind{Group: k.group, Kind: k.kind}
+	}
+	return model.GroupKind{Group: k.group, Kind: "P"}
+}
 func (k pathKind) Spec() policy.KindSpec {
 	var s policy.KindSpec
 	for _, key := range []string{"a", "b", "c"} {
@@ -232,6 +239,103 @@ func TestOnListener(t *testing.T) {
 			}
 			if s := strings.Join(got, " "); s != tc.want {
 				t.Errorf("decided %q, want %q", s, tc.want)
+			}
+		})
+	}
+}
+
+// TestClusterOverride: a rule's field writing a setting of its backends'
+// clusters (cluster.…) that a policy on one backend of another
+// registered family's kind writes too (merge.ClusterOverride): that
+// backend's cluster takes the backend policy's — the backend level is
+// the most specific — and the field stays in effect on the route and the
+// other backends' clusters. A kind of the same family, a kind no family
+// lists (read by every controller, which composes it), an invalid
+// backend policy, another port's policy, other cluster settings and a
+// field already overridden are not judged.
+func TestClusterOverride(t *testing.T) {
+	rx := pathKind{group: "x.test", writes: map[string][]string{"a": {"route.timeout", "cluster.connect_timeout"}, "b": {"cluster.load_balancing_policy"}}}
+	by := pathKind{group: "y.test", writes: map[string][]string{"a": {"cluster.connect_timeout"}, "b": {"cluster.circuit_breakers"}}}
+	bx := pathKind{group: "x.test", kind: "B", writes: map[string][]string{"a": {"cluster.connect_timeout"}}}
+	free := pathKind{group: "free.test", writes: map[string][]string{"a": {"cluster.connect_timeout"}}}
+	reg := policy.NewRegistry(rx, by, bx, free)
+	for _, g := range []string{"x.test", "y.test"} {
+		reg.AddFamilies(policy.Family{Name: g, Controller: &policy.Controller{Name: g + "/c", Groups: []string{g}}})
+	}
+	svc := func(name string, ports ...string) *model.Service {
+		s := &model.Service{}
+		s.Namespace, s.Name = "ns", name
+		for i, p := range ports {
+			s.Spec.Ports = append(s.Spec.Ports, model.ServicePort{Name: p, Port: int32(80 + i)})
+		}
+		return s
+	}
+	backend := func(s *model.Service, port int32) *topology.Backend {
+		return &topology.Backend{Kind: "Service", Namespace: "ns", Name: s.Name, Service: s, Port: port, Resolved: true}
+	}
+	a, b := svc("a", "http", "web"), svc("b")
+	point := func(k pathKind, key string, invalid bool) *Point {
+		c := &Candidate{Policy: &policy.Policy{Kind: k, Obj: &manifest.Object{Namespace: "ns", Name: "bp"}}}
+		pt := &Point{Kind: k, Fields: []*Field{{Key: key, Owner: c, Contributors: []*Candidate{c}}}}
+		if invalid {
+			pt.Invalid = []*Candidate{c}
+		}
+		return pt
+	}
+	for _, tc := range []struct {
+		name string
+		key  string // the rule's field of rx
+		// on a's whole object, on a's port web
+		own, web   *Point
+		backends   []*topology.Backend
+		overridden bool
+		want       string // the backends, "NAME:PORT by KIND#KEY", space-separated
+	}{
+		{"the backend's own policy wins its cluster", "a", point(by, "a", false), nil,
+			[]*topology.Backend{backend(a, 80)}, false, "a:80 by P#a"},
+		{"only the backend it is on", "a", point(by, "a", false), nil,
+			[]*topology.Backend{backend(a, 80), backend(b, 80)}, false, "a:80 by P#a"},
+		{"a backend named twice counts once", "a", point(by, "a", false), nil,
+			[]*topology.Backend{backend(a, 80), backend(a, 80)}, false, "a:80 by P#a"},
+		{"another port's policy does not reach this port's cluster", "a", nil, point(by, "a", false),
+			[]*topology.Backend{backend(a, 80), backend(a, 81)}, false, "a:81 by P#a"},
+		{"the same family's kind is not judged", "a", point(bx, "a", false), nil,
+			[]*topology.Backend{backend(a, 80)}, false, ""},
+		{"a kind no family lists is not judged", "a", point(free, "a", false), nil,
+			[]*topology.Backend{backend(a, 80)}, false, ""},
+		{"an invalid backend policy wins nothing", "a", point(by, "a", true), nil,
+			[]*topology.Backend{backend(a, 80)}, false, ""},
+		{"other cluster settings", "b", point(by, "b", false), nil,
+			[]*topology.Backend{backend(a, 80)}, false, ""},
+		{"a field already overridden on the route", "a", point(by, "a", false), nil,
+			[]*topology.Backend{backend(a, 80)}, true, ""},
+		{"an unresolved backend", "a", point(by, "a", false), nil,
+			[]*topology.Backend{{Kind: "Service", Namespace: "ns", Name: "a", Port: 80}}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bp := &BackendPoints{Key: model.Key{Kind: "Service", Namespace: "ns", Name: "a"}, Ports: map[string]Points{}}
+			if tc.own != nil {
+				bp.Own = Points{tc.own}
+			}
+			if tc.web != nil {
+				bp.Ports["web"] = Points{tc.web}
+			}
+			r := &Result{Registry: reg, backendsBy: map[model.Key]*BackendPoints{bp.Key: bp}}
+			c := &Candidate{Policy: &policy.Policy{Kind: rx, Obj: &manifest.Object{Namespace: "ns", Name: "rp"}}, Level: LevelRoute}
+			out := []EffectiveField{{Kind: rx, Key: tc.key, Field: &Field{Key: tc.key, Owner: c, Contributors: []*Candidate{c}}}}
+			if tc.overridden {
+				out[0].OverriddenBy = &PathOverride{Path: "route.timeout"}
+			}
+			r.fromBackends(out, &topology.Rule{Backends: tc.backends}, &topology.Gateway{})
+			var got []string
+			for _, o := range out[0].OnClusters {
+				got = append(got, fmt.Sprintf("%s:%d by %s#%s", o.Backend.Name, o.Port, o.Kind.GroupKind().Kind, o.Key))
+				if o.Decision.Rule != RuleLevel {
+					t.Errorf("decided by %s, want level", o.Decision.Rule)
+				}
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("on clusters %q, want %q", s, tc.want)
 			}
 		})
 	}

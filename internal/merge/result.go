@@ -54,6 +54,8 @@ type Result struct {
 	// kind overrides (listenerCross), computed once each.
 	crossMu sync.Mutex
 	crossOn map[*topology.Listener][]EffectiveField
+	// backendsBy indexes Backends by object.
+	backendsBy map[model.Key]*BackendPoints
 
 	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
 
@@ -359,6 +361,12 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 	r.computePaths(cfg)
 	for _, k := range att.BackendKeys {
 		r.Backends = append(r.Backends, r.backendPoints(k, att.Backend[k], cfg))
+	}
+	if len(r.Backends) > 0 {
+		r.backendsBy = make(map[model.Key]*BackendPoints, len(r.Backends))
+		for _, bp := range r.Backends {
+			r.backendsBy[bp.Key] = bp
+		}
 	}
 	return r
 }

@@ -2,6 +2,8 @@ package envoy_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,5 +216,106 @@ spec: {ports: [{port: 80}]}
 				}
 			}
 		})
+	}
+}
+
+// TestClusterOverriddenByBackendPolicy: an Envoy Gateway
+// BackendTrafficPolicy on a route writing settings of its backends'
+// clusters that a kgateway BackendConfigPolicy on one backend writes too,
+// on a Gateway that takes every kind (merge.ClusterOverride): that
+// backend's cluster takes the BackendConfigPolicy's alone (before: both
+// fragments, the later one winning message by message), without the
+// overridden fields' settings or merge metadata; the route's other
+// backend keeps the route's settings, and a setting the backend's policy
+// does not write (the load balancer) stays on both.
+func TestClusterOverriddenByBackendPolicy(t *testing.T) {
+	const input = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: none
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}, {name: other, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: other, namespace: app}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: bt, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  timeout: {tcp: {connectTimeout: 3s}, http: {requestTimeout: 7s}}
+  circuitBreaker: {maxConnections: 11}
+  loadBalancer: {type: Random}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: BackendConfigPolicy
+metadata: {name: bcp, namespace: app}
+spec:
+  targetRefs: [{group: "", kind: Service, name: svc}]
+  connectTimeout: 9s
+  circuitBreakers: {maxConnections: 22}
+`
+	res := compileInline(t, input, policy.Config{})
+	out := render(t, res, envoy.Options{Target: "envoy"})
+	clusters := map[string]string{}
+	var route string
+	for _, g := range out.Gateways {
+		for _, c := range g.Clusters {
+			clusters[c.Name] = strings.ReplaceAll(string(mustJSON(t, c)), " ", "")
+		}
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					route = strings.ReplaceAll(string(mustJSON(t, r)), " ", "")
+				}
+			}
+		}
+	}
+	if !strings.Contains(route, `"timeout":"7s"`) {
+		t.Errorf("the route lost the BackendTrafficPolicy's request timeout:\n%s", route)
+	}
+	byService := func(svc string) string {
+		for name, js := range clusters {
+			if strings.Contains(js, `"service_name":"kube_app_`+svc+`_80"`) && strings.Contains(name, "rule") {
+				return js
+			}
+		}
+		t.Fatalf("no rule cluster for %s: %v", svc, slices.Sorted(maps.Keys(clusters)))
+		return ""
+	}
+	for _, tc := range []struct {
+		svc          string
+		want, absent []string
+	}{
+		{"svc", []string{`"connect_timeout":"9s"`, `"max_connections":22`, "load_balancing_policies.random", "kgateway.dev/BackendConfigPolicy"},
+			[]string{`"3s"`, `"max_connections":11`, `"max_pending_requests"`, `"timeout":[`, `"circuitBreaker":[`}},
+		{"other", []string{`"connect_timeout":"3s"`, `"max_connections":11`, "load_balancing_policies.random"}, []string{`"9s"`, `22`}},
+	} {
+		js := byService(tc.svc)
+		for _, w := range tc.want {
+			if !strings.Contains(js, w) {
+				t.Errorf("cluster of %s without %s:\n%s", tc.svc, w, js)
+			}
+		}
+		for _, a := range tc.absent {
+			if strings.Contains(js, a) {
+				t.Errorf("cluster of %s holds %s:\n%s", tc.svc, a, js)
+			}
+		}
 	}
 }
