@@ -20,11 +20,13 @@ import (
 // lint and explain read, so a Gateway API BackendTLSPolicy only one
 // controller uses is applied and reported by that controller's CA rule,
 // as its status says. A policy no controller uses is judged by the
-// configured one. When the users disagree, each applies it by its own
+// configured one; one whose users all fail on the backends' own settings
+// before they look for it (Judgement.Unreached) is judged by none. When the users disagree, each applies it by its own
 // verdict: the policy's Invalid is the accepting controllers' (none), and
 // RefusedBy holds the refusing ones with their findings (reported, each
 // naming its controller), which merge reads for their Gateways' clusters
-// of the backend (merge.Result.BackendOn).
+// of the backend (merge.Result.BackendOn). The notes of the controllers
+// using it (policy.Judgement.Notes) are reported as they are.
 func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
 	var judged []*policy.Policy
 	for _, p := range set.Policies {
@@ -45,8 +47,17 @@ func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *poli
 		}
 	}
 	for _, p := range judged {
+		controllers := controllersUsing(p, on[p], users, g)
+		if len(controllers) == 0 {
+			// Its users never reach it: no controller judges it.
+			p.Invalid = nil
+			continue
+		}
 		var refused map[string][]diag.Diagnostic
-		p.Invalid, refused = settledInvalid(p, controllersUsing(on[p], users, g))
+		for _, c := range controllers {
+			r.Diagnostics = append(r.Diagnostics, p.Judgements[c].Notes...)
+		}
+		p.Invalid, refused = settledInvalid(p, controllers)
 		if len(refused) == 0 {
 			continue
 		}
@@ -87,18 +98,31 @@ func (r *Result) backendControllers(g *topology.Graph, reg *policy.Registry, set
 	return out
 }
 
-// controllersUsing are the controllers that use the backends a policy is
-// attached to, sorted; the configured controller when none does.
-func controllersUsing(backends []model.Key, users map[model.Key][]string, g *topology.Graph) []string {
+// controllersUsing are the controllers that use p through the backends
+// it is attached to, sorted: those building a destination to one that
+// reaches p there (a controller whose judgement has the backend
+// Unreached fails on the backend's own settings before it looks for p,
+// and is no user through it). The configured controller when no
+// controller uses the backends; none when every one that does never
+// reaches p.
+func controllersUsing(p *policy.Policy, backends []model.Key, users map[model.Key][]string, g *topology.Graph) []string {
 	var out []string
+	unreached := false
 	for _, k := range backends {
 		for _, c := range users[k] {
+			if j, ok := p.Judgements[c]; ok && !j.Reaches(k) {
+				unreached = true
+				continue
+			}
 			if !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
 	}
 	if len(out) == 0 {
+		if unreached {
+			return nil
+		}
 		return []string{g.ControllerOf(nil)}
 	}
 	sort.Strings(out)

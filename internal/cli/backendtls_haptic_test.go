@@ -65,6 +65,16 @@ kind: Secret
 metadata: {name: sec-empty-ca, namespace: default}
 stringData: {ca.crt: "", tls.crt: "-----BEGIN CERTIFICATE-----\nMIIE\n-----END CERTIFICATE-----\n"}
 ---
+apiVersion: v1
+kind: Secret
+metadata: {name: sec-empty-only, namespace: default}
+stringData: {ca.crt: ""}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: sec-both-empty, namespace: default}
+stringData: {ca.crt: "", tls.crt: ""}
+---
 apiVersion: gateway.networking.k8s.io/v1
 kind: BackendTLSPolicy
 metadata: {name: btp, namespace: default}
@@ -89,7 +99,8 @@ func TestHAPTICBackendTLSPolicy(t *testing.T) {
 		validation string // the lines under validation: beside hostname
 		accepted   string // Accepted reason
 		resolved   string // ResolvedRefs reason
-		lint       string // a part of the GWP401 message; "" when lint finds nothing
+		lint       string // a part of the GWP401 message; "" when lint finds no error
+		warn       string // a part of the GWP401 warning; "" when lint warns of nothing
 		ca         string // the rendered trusted CA; "" when the cluster is blackholed
 	}{
 		{name: "a missing reference before one that resolves",
@@ -108,9 +119,26 @@ func TestHAPTICBackendTLSPolicy(t *testing.T) {
 			validation: `caCertificateRefs: [{group: "", kind: ConfigMap, name: tls-only}, {group: "", kind: ConfigMap, name: missing}]`,
 			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef",
 			lint: "No CACertificateRef resolves to a valid CA certificate (missing or malformed) (ConfigMap default/tls-only has no ca.crt"},
-		{name: "a Secret's empty ca.crt hides its tls.crt",
+		// the status and the data plane read a Secret's empty ca.crt
+		// differently (hap39): the status refuses, the backend trusts the
+		// tls.crt behind it (30-backends.yaml@0c1a6446: caBundleParts)
+		{name: "a Secret's empty ca.crt: the status refuses, the backend trusts its tls.crt",
 			validation: `caCertificateRefs: [{group: "", kind: Secret, name: sec-empty-ca}]`,
-			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef", lint: "Secret default/sec-empty-ca has an empty ca.crt"},
+			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef",
+			warn: "Secret default/sec-empty-ca has an empty ca.crt", ca: "/etc/envoy/secrets/default/sec-empty-ca/tls.crt"},
+		{name: "a Secret's empty ca.crt beside a missing ConfigMap: still trusted",
+			validation: `caCertificateRefs: [{group: "", kind: ConfigMap, name: missing}, {group: "", kind: Secret, name: sec-empty-ca}]`,
+			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef",
+			warn: "yet its backend trusts the tls.crt of Secret default/sec-empty-ca", ca: "/etc/envoy/secrets/default/sec-empty-ca/tls.crt"},
+		{name: "a Secret's empty ca.crt beside a ConfigMap that resolves: both joined",
+			validation: `caCertificateRefs: [{group: "", kind: ConfigMap, name: ca-a}, {group: "", kind: Secret, name: sec-empty-ca}]`,
+			accepted:   "Accepted", resolved: "ResolvedRefs", ca: "${configmap:default/ca-a#ca.crt}\\n${secret:default/sec-empty-ca#tls.crt}"},
+		{name: "a Secret's empty ca.crt and no tls.crt: refused, 503",
+			validation: `caCertificateRefs: [{group: "", kind: Secret, name: sec-empty-only}]`,
+			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef", lint: "Secret default/sec-empty-only has an empty ca.crt"},
+		{name: "a Secret's empty ca.crt and an empty tls.crt: refused, 503",
+			validation: `caCertificateRefs: [{group: "", kind: Secret, name: sec-both-empty}]`,
+			accepted:   "NoValidCACertificate", resolved: "InvalidCACertificateRef", lint: "Secret default/sec-both-empty has an empty ca.crt"},
 		{name: "none resolves and one is of another kind",
 			validation: `caCertificateRefs: [{group: example.com, kind: ConfigMap, name: ca-a}, {group: "", kind: ConfigMap, name: missing}]`,
 			accepted:   "NoValidCACertificate", resolved: "InvalidKind", lint: "CACertificateRef points at an unsupported group / kind"},
@@ -126,6 +154,12 @@ func TestHAPTICBackendTLSPolicy(t *testing.T) {
 			out, errOut, code := run(t, "lint", "-f", in)
 			if tc.lint == "" && code != 0 {
 				t.Errorf("lint: exit %d, want 0:\n%s%s", code, out, errOut)
+			}
+			if tc.warn != "" && (!strings.Contains(out, "warning  GWP401") || !strings.Contains(out, tc.warn) || strings.Contains(out, "answers 503")) {
+				t.Errorf("lint: want a GWP401 warning %q and no 503:\n%s%s", tc.warn, out, errOut)
+			}
+			if tc.warn == "" && strings.Contains(out, "warning  GWP401") {
+				t.Errorf("lint: an unexpected GWP401 warning:\n%s%s", out, errOut)
 			}
 			if tc.lint != "" && (code != 1 || !strings.Contains(out, "GWP401") || !strings.Contains(out, tc.lint) || !strings.Contains(out, "the backend answers 503")) {
 				t.Errorf("lint: exit %d, want 1 with GWP401 %q:\n%s%s", code, tc.lint, out, errOut)

@@ -65,6 +65,17 @@ func TestEnvoyGatewayClientTrafficPerListener(t *testing.T) {
 		{"one HTTP section: once",
 			gateway(http1, http2) + ctp("a-only", "a", conn+headers), "a-only", "a",
 			connMsg + "\n" + hdrMsg + "."},
+		// a section policy claims its listener whether it is valid or not;
+		// the whole Gateway's is translated on the others only
+		{"every listener taken by a section policy, one of them invalid: accepted",
+			gateway(http1, http2) + ctp("a-only", "a", "") + ctp("b-only", "b", conn) + ctp("all", "", conn), "all", "",
+			"Policy has been accepted."},
+		{"one listener left: its error once",
+			gateway(http1, http2) + ctp("a-only", "a", "") + ctp("all", "", conn), "all", "",
+			connMsg + "."},
+		{"the policy's own section takes the only listener from its whole-Gateway target: accepted there",
+			gateway(http1) + strings.Replace(ctp("all", "", conn), "name: gw}]", "name: gw}, {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: a}]", 1), "all", "",
+			"Policy has been accepted."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "in.yaml")

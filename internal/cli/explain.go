@@ -227,6 +227,19 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 	}
 }
 
+// clusterFromLine says whose settings of a field are on the cluster a
+// route sends to, when the rule's route on another listener shaped it.
+func clusterFromLine(c *explain.ClusterFrom) string {
+	one := "the rule's one cluster is its route's on listener " + c.Listener
+	switch {
+	case c.Only:
+		return "on the cluster only: " + one
+	case c.Owner == "":
+		return "not on the cluster: " + one + " (without this field)"
+	}
+	return "not on the cluster: " + one + " (this field of " + shortID(c.Owner) + ")"
+}
+
 // writeFieldRows writes fields in two columns, details stacked, so a rule
 // reads well at 80 columns.
 func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) {
@@ -241,6 +254,13 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 			if o := f.OverriddenBy; o != nil {
 				lines = append(lines, fmt.Sprintf("not in effect: overridden on %s by %s field %s of %s (%s: %s)",
 					o.Path, o.PolicyKind[strings.LastIndex(o.PolicyKind, "/")+1:], o.Field, shortID(o.Owner), o.Rule, o.Reason))
+			}
+			if c := f.ClusterFrom; c != nil {
+				lines = append(lines, clusterFromLine(c))
+			}
+			for _, c := range f.OnClusters {
+				lines = append(lines, fmt.Sprintf("not on the cluster of %s: overridden on %s by %s field %s of %s (%s: %s)",
+					c.Backend, c.Path, c.PolicyKind[strings.LastIndex(c.PolicyKind, "/")+1:], c.Field, shortID(c.Owner), c.Rule, c.Reason))
 			}
 			if !f.DefaultStrategy {
 				lines = append(lines, "strategy: "+f.Strategy)

@@ -55,9 +55,20 @@ func explainObject(o *explainOptions, c *pipeline.Compiled, ox policy.ObjectExpl
 		return err
 	}
 	// A kind's view is plain text (layoutTable draws without colour):
-	// escaped whole, newlines kept.
-	_, err = io.WriteString(o.IO.Out, inert.Lines(v.Text(o.IO.Width, layoutTable)))
+	// escaped whole, newlines kept — tabs too, which a view never writes
+	// itself: one there is a manifest's (a RestApi's version "0\t0").
+	_, err = io.WriteString(o.IO.Out, inertBlock(v.Text(o.IO.Width, layoutTable)))
 	return err
+}
+
+// inertBlock is a block of text with every line escaped as
+// inert.String escapes it (tabs included), its newlines kept.
+func inertBlock(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = inert.String(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // layoutTable is the policy.TableLayout kinds' views draw with: a

@@ -72,6 +72,23 @@ func FuzzPipeline(f *testing.F) {
 	if b, err := os.ReadFile("../../testdata/explain/overridden-across-families/input.yaml"); err == nil {
 		f.Add(append(append(append([]byte{}, base...), "\n---\n"...), b...))
 	}
+	// The same on a listener's paths (merge.PathOverride in a listener's
+	// view): a kgateway ListenerPolicy and an Envoy Gateway
+	// ClientTrafficPolicy writing the connection manager's
+	// stream_idle_timeout and xff_num_trusted_hops, and the Envoy
+	// listener's buffer limit, on the whole Gateway or one listener,
+	// over the platform and on pathOverrideBase's Gateways.
+	// And on a backend's cluster (merge.ClusterOverride): a route's
+	// BackendTrafficPolicy and a BackendConfigPolicy on its backend both
+	// setting the cluster's connect timeout and circuit breakers.
+	for _, name := range []string{"listener-overridden-across-families", "cluster-overridden-across-families"} {
+		if b, err := os.ReadFile("../../testdata/explain/" + name + "/input.yaml"); err == nil {
+			f.Add(append(append(append([]byte{}, base...), "\n---\n"...), b...))
+		}
+	}
+	f.Add([]byte(pathOverrideBase +
+		pathOverridePolicy(kgwGroup, "ListenerPolicy", "name: lp, namespace: app", toKGW+", "+toEGW, "  default:\n    perConnectionBufferLimitBytes: 4096\n    httpSettings: {streamIdleTimeout: 30s, xffNumTrustedHops: 2, maxHeadersCount: 80}\n") +
+		pathOverridePolicy(egGroup, "ClientTrafficPolicy", "name: ctp, namespace: app", "{group: gateway.networking.k8s.io, kind: Gateway, name: kgw, sectionName: http}, "+toEGW, "  timeout: {http: {streamIdleTimeout: 10s}}\n  connection: {bufferLimit: 8192}\n  clientIPDetection: {xForwardedFor: {numTrustedHops: 1}}\n")))
 	// HAPTIC's fixtures and example, each at a length that runs it with
 	// the chart switches on (below): under the chart's defaults a policy
 	// with a rate limit or a cache fails closed, and its token checks and

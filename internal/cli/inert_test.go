@@ -174,3 +174,22 @@ func rawControl(s string) string {
 	}
 	return ""
 }
+
+// TestObjectViewIsInert: a kind's own view of an object (explain
+// restapi/NS/NAME) escapes what its manifest holds, tabs included, as
+// every other text view does (FuzzViews' find: a RestApi's version
+// "0\t0" reached the terminal raw).
+func TestObjectViewIsInert(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "api.yaml")
+	if err := os.WriteFile(in, []byte("apiVersion: gateway.api-platform.wso2.com/v1\nkind: RestApi\nmetadata: {name: a, namespace: default}\nspec:\n  version: \"0\\t0\\x1b[2J\"\n  context: \"/c\\u202e\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, _ := run(t, "explain", "restapi/default/a", "-f", in)
+	if bad := rawControl(stdout + stderr); bad != "" {
+		t.Fatalf("explain restapi has %s raw:\n%s%s", bad, stdout, stderr)
+	}
+	if !strings.Contains(stdout, `0\t0\x1b[2J`) || !strings.Contains(stdout, `/c\u202e`) {
+		t.Errorf("the view does not say the version and context, escaped:\n%s", stdout)
+	}
+}

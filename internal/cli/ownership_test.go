@@ -99,7 +99,7 @@ func backendRoutePaths(c *pipeline.Compiled, rule *topology.Rule) map[string]boo
 			if !ok1 || !ok2 || !slices.Contains(bp.BackendKinds(), k.GK()) {
 				continue
 			}
-			build, err := bc.BackendCluster(o, "", policy.Config{})
+			build, err := bc.BackendCluster(o, "", nil)
 			if err != nil || build == nil {
 				continue // no cluster of its own (the plain one), or none rendered
 			}
@@ -310,8 +310,37 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute, where string) {
 	t.Helper()
 	explained := map[string]string{} // metadata key#field → owner ID
+	// onCluster: metadata key#field → the owner ID of the field's
+	// settings on the route's cluster: the route's own, or, where the
+	// rule's route on another listener shaped its one cluster
+	// (merge.ClusterShape), that route's ("" none)
+	onCluster := map[string]string{}
 	md := er.route.GetMetadata().GetFilterMetadata()
 	for _, e := range eff {
+		if c := e.ClusterFrom; c != nil {
+			onCluster[e.Kind.Spec().MetadataKey+"#"+e.Key] = ""
+			if c.Field != nil {
+				onCluster[e.Kind.Spec().MetadataKey+"#"+e.Key] = c.Field.Owner.Policy.ID()
+			}
+			if e.ClusterOnly {
+				continue // not the route's: its cluster's alone
+			}
+		}
+		for _, c := range e.OnClusters {
+			// not on that backend's cluster (merge.ClusterOverride): the
+			// cluster's metadata, which says who shaped it, does not name it
+			for _, name := range routeClusters(er.route) {
+				cl := er.clusters[name]
+				backend := cl.GetEdsClusterConfig().GetServiceName()
+				if backend == "" {
+					backend = name
+				}
+				if c.Backend.Kind == "Service" && backend == policy.ServiceCluster(c.Backend.Namespace, c.Backend.Name, c.Port) &&
+					slices.Contains(metadataIDs(cl.GetMetadata().GetFilterMetadata()[e.Kind.Spec().MetadataKey], e.Key), e.Field.Owner.Policy.ID()) {
+					t.Errorf("%s: explain says %s field %s is not on the cluster of %s/%s port %d, but cluster %s's metadata names it", where, e.Kind.GroupKind().Kind, e.Key, c.Backend.Namespace, c.Backend.Name, c.Port, name)
+				}
+			}
+		}
 		if e.OverriddenBy != nil {
 			// not in effect (merge.PathOverride): gwpol's metadata, which
 			// says what is, does not name it on the route
@@ -343,6 +372,9 @@ func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute
 		for mk, st := range er.clusters[name].GetMetadata().GetFilterMetadata() {
 			for field := range st.GetFields() {
 				owner, ok := explained[mk+"#"+field]
+				if o, shaped := onCluster[mk+"#"+field]; shaped {
+					owner, ok = o, o != ""
+				}
 				if isRoutedKey(eff, mk) && (!ok || !slices.Contains(metadataIDs(st, field), owner)) {
 					t.Errorf("%s: cluster %s's %s metadata names %v for %s; explain says %q", where, name, mk, metadataIDs(st, field), field, owner)
 				}
@@ -436,10 +468,12 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	claimed, shadowed := map[string]bool{}, map[string]string{}
 	for _, e := range eff {
 		r, ok := e.Kind.(policy.Renderer)
-		if !ok || e.OverriddenBy != nil {
+		if !ok || e.OverriddenBy != nil || e.ClusterOnly {
 			// a field another family's kind overrides on one of its Envoy
 			// paths takes no part in the route (merge.PathOverride): its
-			// winner's fragments claim what is there
+			// winner's fragments claim what is there; one in effect on the
+			// route's cluster alone (merge.ClusterShape) sets nothing on
+			// the route
 			continue
 		}
 		in := fieldInput(e.Key, e.Field, l)

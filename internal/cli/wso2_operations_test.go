@@ -77,11 +77,13 @@ metadata:
     - matches: [{path: {type: RegularExpression, value: "/b/[0-9]+"}, queryParams: [{name: v, value: "2"}]}]
       backendRefs: [{name: cart, port: 8080}]
 `, []string{"GWP514 spec.rules[0].matches[0].path: taken as a path, not as a regular expression; its 1 query parameter match(es) are dropped"}},
-		{"no matches: the context alone", `spec:
+		// The API server writes the HTTPRoute CRD's default match (PathPrefix
+		// /) on a rule without matches, and the operator reads that.
+		{"no matches: the CRD's default match, the context alone", `spec:
   parentRefs: [{name: platform}]
   rules:
     - backendRefs: [{name: cart, port: 8080}]
-`, []string{"GWP514 spec.rules[0]: serves it as / alone"}},
+`, []string{"GWP514 spec.rules[0].matches[0].path: serves it as / alone"}},
 		{"the context annotation prefixes the path", `  annotations: {gateway.api-platform.wso2.com/context: shop}
 spec:
   parentRefs: [{name: platform}]

@@ -2,11 +2,14 @@ package diag
 
 // Nearest is the candidate closest to s by edit distance, when it is near
 // enough to be a plausible typo of it ("" otherwise): the "did you mean"
-// of every finding and usage error.
+// of every finding and usage error. Of candidates at one distance the
+// one that sorts first wins, whatever their order: callers pass names
+// read from maps (a schema's properties), and the suggestion must not
+// change from run to run.
 func Nearest(s string, candidates []string) string {
 	best, bestD := "", len([]rune(s))/2+2
 	for _, c := range candidates {
-		if d := EditDistance(s, c); d < bestD {
+		if d := EditDistance(s, c); d < bestD || d == bestD && best != "" && c < best {
 			best, bestD = c, d
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // This file explains a backend object's clusters: for a Service each
@@ -128,6 +129,14 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			t.Notes = append(t.Notes, "left out of the Envoy config of Gateway "+lo.Gateway+" ("+lo.Why+"): the routes sending to it there answer their cluster-not-found status, and none of the fields listed take effect there")
 		}
 	}
+	// a port only GRPCRoutes send to, on Gateways whose controller builds
+	// their backends without the port's name, takes the whole Service's
+	// policies alone, as render's cluster (policy.Target.BackendPortName)
+	gRPCWho, gRPCOnly := grpcWholeServiceOnly(r, k, port)
+	if gRPCOnly && bp.Ports[portName] != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("only GRPCRoutes send to this port, on Gateways of %s, which builds a GRPCRoute's backend without the port's name: its cluster takes the policies on the whole Service alone, none naming port %s (sectionName)", gRPCWho, portName))
+		portName = ""
+	}
 	pts := bp.ForPort(portName)
 	notOn := notOnGateways(r, k, pts)
 	for _, n := range notOn {
@@ -166,6 +175,9 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			}
 			for _, kind := range byAge {
 				t.Notes = append(t.Notes, fmt.Sprintf("%s policies naming port %s (sectionName) and those on the whole Service are ranked together by age, then reference, as the controller ranks them", kind, portName))
+			}
+			if gRPCWho != "" {
+				t.Notes = append(t.Notes, fmt.Sprintf("GRPCRoutes send to this port on Gateways of %s, which builds a GRPCRoute's backend without the port's name (the policies on the whole Service alone, none naming port %s); other routes send to it too, and its one cluster takes the policies as listed here", gRPCWho, portName))
 			}
 		}
 	}
@@ -377,6 +389,51 @@ func backendSettings(r *merge.Result, k model.Key) map[string]string {
 		}
 	}
 	return nil
+}
+
+// grpcWholeServiceOnly names the controllers (as "TITLE (--target
+// NAME)") whose Gateways a GRPCRoute sends to port of Service k through,
+// and whose render target builds a GRPCRoute's backend without the port's
+// name (policy.Target.GRPCBackendsWholeService); "" when none does. only:
+// some do, and no other route sends to that port (render's cluster of a
+// port only GRPCRoutes send to: policy.Target.BackendPortName).
+func grpcWholeServiceOnly(r *merge.Result, k model.Key, port string) (who string, only bool) {
+	num, err := strconv.Atoi(port)
+	if err != nil || r.Registry == nil || k.Kind != string(policy.TargetService) {
+		return "", false
+	}
+	var names []string
+	only = true
+	for _, rt := range r.Graph.Routes {
+		sends := false
+		for _, rule := range rt.Rules {
+			sends = sends || slices.ContainsFunc(rule.Backends, func(b *topology.Backend) bool {
+				return b.Group == "" && b.Kind == k.Kind && b.Namespace == k.Namespace && b.Name == k.Name && int(b.Port) == num
+			})
+		}
+		if !sends {
+			continue
+		}
+		if rt.Kind != "GRPCRoute" {
+			only = false
+			continue
+		}
+		for _, p := range rt.Parents {
+			if p.Gateway == nil || len(p.Listeners) == 0 {
+				continue
+			}
+			c, ok := r.Registry.Controller(r.Graph.ControllerOf(p.Gateway))
+			t, known := r.Registry.Target(c.RenderTarget)
+			if !ok || c.RenderTarget == "" || !known || !t.GRPCBackendsWholeService {
+				only = false
+				continue
+			}
+			if w := c.Title + " (--target " + t.Name + ")"; !slices.Contains(names, w) {
+				names = append(names, w)
+			}
+		}
+	}
+	return strings.Join(names, " and "), only && len(names) > 0
 }
 
 func compareGK(a, b model.GroupKind) int {

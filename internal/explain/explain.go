@@ -62,6 +62,15 @@ type Field struct {
 	// this field's Envoy paths here and wins it (merge.PathOverride), so
 	// this field is not in effect at all.
 	OverriddenBy *Override `json:"overriddenBy,omitempty"`
+	// ClusterFrom: the cluster the route sends to is the one the rule's
+	// route on another listener shaped (merge.ClusterShape), so the
+	// field's settings on it are that listener's.
+	ClusterFrom *ClusterFrom `json:"clusterFrom,omitempty"`
+	// OnClusters are the backends of the rule whose cluster takes a
+	// setting of this field's from a policy on the backend of another
+	// family's kind instead (merge.ClusterOverride): the field stays in
+	// effect on the route and the rule's other backends' clusters.
+	OnClusters []ClusterOverride `json:"onClusters,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -78,6 +87,26 @@ type Override struct {
 	// Rule is level, age or name (merge.PathOverride's order).
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+}
+
+// ClusterFrom names the listener whose route of the rule shaped the one
+// cluster the rule's routes send to (Field.ClusterFrom).
+type ClusterFrom struct {
+	Listener string `json:"listener"`
+	// Owner owns the field there, whose settings the cluster has; ""
+	// when the field is not set there (the cluster has none of it).
+	Owner string `json:"owner,omitempty"`
+	// Only: the field is not this route's own: it is in effect on the
+	// cluster alone (merge.EffectiveField.ClusterOnly).
+	Only bool `json:"only,omitempty"`
+}
+
+// ClusterOverride is one backend's cluster where a policy on the backend
+// wins a setting of the field's (Field.OnClusters): Backend names it
+// (KIND NAMESPACE/NAME port P), Override the winning field.
+type ClusterOverride struct {
+	Backend string `json:"backend"`
+	Override
 }
 
 // Decision is why the owner beat one loser.
@@ -438,6 +467,18 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			ogk := o.Kind.GroupKind()
 			f.OverriddenBy = &Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: o.Key, Owner: o.Field.Owner.Policy.Describe(),
 				Path: string(o.Path), Rule: string(o.Decision.Rule), Reason: o.Decision.Detail}
+		}
+		if c := e.ClusterFrom; c != nil {
+			f.ClusterFrom = &ClusterFrom{Listener: c.Listener.ID(), Only: e.ClusterOnly}
+			if c.Field != nil {
+				f.ClusterFrom.Owner = c.Field.Owner.Policy.Describe()
+			}
+		}
+		for _, c := range e.OnClusters {
+			ogk := c.Kind.GroupKind()
+			f.OnClusters = append(f.OnClusters, ClusterOverride{Backend: fmt.Sprintf("%s %s/%s port %d", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port),
+				Override: Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: c.Key, Owner: c.Field.Owner.Policy.Describe(),
+					Path: string(c.Path), Rule: string(c.Decision.Rule), Reason: c.Decision.Detail}})
 		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)

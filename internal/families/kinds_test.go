@@ -53,6 +53,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Disabler](),
 	reflect.TypeFor[policy.Enabler](),
 	reflect.TypeFor[policy.ValueTyper](),
+	reflect.TypeFor[policy.ClusterSetter](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

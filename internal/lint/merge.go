@@ -219,14 +219,14 @@ func shadowed(in *Input) []diag.Diagnostic {
 }
 
 // overriddenAcrossFamilies (GWP307) reports, once per policy and field,
-// the route rules where a field of another family's kind wins an Envoy
-// path the field writes (merge.PathOverride), naming the path and the
-// winner.
+// the listeners and route rules where a field of another family's kind
+// wins an Envoy path the field writes (merge.PathOverride), naming the
+// path and the winner.
 func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
 	places := map[shadowKey][]string{}
 	seen := map[crossHit]bool{}
 	var order []shadowKey
-	for _, hs := range in.views().cross {
+	for _, hs := range append([][]crossHit{listenerOverrides(in.Result)}, in.views().cross...) {
 		for _, h := range hs {
 			if seen[h] {
 				continue
@@ -243,7 +243,38 @@ func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
 		ps := places[k]
 		slices.Sort(ps)
 		out = append(out, k.p.Diag(FieldOverriddenAcrossFamilies.Code, 0, k.p.FieldPath(k.field),
-			"%s of %s has no effect on %s: a policy of another controller family's kind writes the same Envoy path there and wins it; give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on the route",
+			"%s of %s has no effect on %s: a policy of another controller family's kind writes the same Envoy path there and wins it; give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on the route or listener",
+			k.field, k.p.ID(), strings.Join(ps, "; ")))
+	}
+	return out
+}
+
+// clusterFromFirst (GWP308) reports, once per policy and field, the route
+// rules and listeners where the field's cluster settings are not on the
+// cluster the rule's route sends to: the rule's route on another listener
+// shaped the rule's one cluster (merge.ClusterShape).
+func clusterFromFirst(in *Input) []diag.Diagnostic {
+	places := map[shadowKey][]string{}
+	seen := map[crossHit]bool{}
+	var order []shadowKey
+	for _, hs := range in.views().cluster {
+		for _, h := range hs {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if _, ok := places[h.k]; !ok {
+				order = append(order, h.k)
+			}
+			places[h.k] = append(places[h.k], h.desc)
+		}
+	}
+	var out []diag.Diagnostic
+	for _, k := range order {
+		ps := places[k]
+		slices.Sort(ps)
+		out = append(out, k.p.Diag(ClusterFromFirstListener.Code, 0, k.p.FieldPath(k.field),
+			"%s of %s is not on the cluster of %s: the controller builds a route rule's one cluster from its route on the first listener serving it; set it where that route takes it (that listener, the Gateway or the route), or attach the route through one listener",
 			k.field, k.p.ID(), strings.Join(ps, "; ")))
 	}
 	return out

@@ -22,6 +22,9 @@ type ruleViews struct {
 	shadow [][]shadowHit
 	merges [][]mergeHit
 	cross  [][]crossHit
+	// cluster are the fields whose cluster settings the rule's route on
+	// another listener replaces (merge.ClusterShape, GWP308).
+	cluster [][]crossHit
 }
 
 // crossHit is a policy's field another family's kind overrides on one
@@ -58,8 +61,9 @@ func (in *Input) views() *ruleViews {
 		v.shadow = make([][]shadowHit, len(res.Routes))
 		v.merges = make([][]mergeHit, len(res.Routes))
 		v.cross = make([][]crossHit, len(res.Routes))
+		v.cluster = make([][]crossHit, len(res.Routes))
 		parallel.Each(len(res.Routes), func(i int) {
-			v.shadow[i], v.merges[i], v.cross[i] = routeViews(res, res.Routes[i])
+			v.shadow[i], v.merges[i], v.cross[i], v.cluster[i] = routeViews(res, res.Routes[i])
 		})
 	})
 	return v
@@ -75,8 +79,10 @@ func (in *Input) views() *ruleViews {
 //
 // With policies of several families' kinds in the input
 // (merge.Result.MultiFamily), every view is built: its fields another
-// family's kind overrides are GWP307's.
-func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross []crossHit) {
+// family's kind overrides are GWP307's. So is the view of a rule whose
+// route on another listener shaped its cluster (merge.Result.RuleClusterFrom):
+// its fields whose settings are not on that cluster are GWP308's.
+func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross, cluster []crossHit) {
 	several := res.MultiFamily()
 	for _, parent := range rp.Route.Parents {
 		for _, l := range parent.Listeners {
@@ -84,14 +90,18 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 				for _, path := range rule.PathsThrough(parent) {
 					mayShadow := res.MayShadowOn(rule.Rule, path, l)
 					mayMerge := res.MayMergeOn(rule.Rule, path, l)
-					if !mayShadow && !mayMerge && !several {
+					shaped := res.RuleClusterFrom(rule.Rule, path, l) != nil
+					if !mayShadow && !mayMerge && !several && !shaped {
 						continue
 					}
 					routed := res.RoutedOn(rule.Rule, path, l)
 					place := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
 					var view []merge.EffectiveField
-					if several || mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
+					if several || shaped || mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
 						view = res.EffectiveFrom(rule.Rule, path, l, routed)
+					}
+					if shaped {
+						cluster = appendClusterLost(cluster, view, place+" on listener "+l.ID())
 					}
 					if mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
 						shadow = appendShadowed(shadow, view, place)
@@ -106,16 +116,50 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 			}
 		}
 	}
-	return shadow, merges, cross
+	return shadow, merges, cross, cluster
+}
+
+// appendClusterLost adds the fields of a view whose settings on the
+// route's cluster are not theirs: the rule's route on another listener
+// shaped the rule's one cluster (merge.EffectiveField.ClusterFrom) — the
+// fields that set something there (policy.ClusterSetter), of policies.
+func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
+	for _, e := range view {
+		c := e.ClusterFrom
+		if c == nil || e.ClusterOnly || e.OverriddenBy != nil || e.Field.Owner.IsBuiltIn() {
+			continue
+		}
+		if cs, ok := e.Kind.(policy.ClusterSetter); ok && !cs.SetsCluster(e.Key, e.Field.Values) {
+			continue // its value is the route's alone
+		}
+		there := "without this field"
+		if c.Field != nil {
+			there = "with this field of " + c.Field.Owner.Policy.Describe()
+		}
+		desc := fmt.Sprintf("%s (its route on listener %s shaped the cluster, %s)", place, c.Listener.ID(), there)
+		for _, ct := range e.Field.Contributors {
+			hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+		}
+	}
+	return hits
 }
 
 // appendOverridden adds the fields of a view another family's kind
-// overrides (merge.EffectiveField.OverriddenBy).
+// overrides (merge.EffectiveField.OverriddenBy), and those whose
+// settings a backend's cluster takes from a policy on the backend of
+// another family's kind (OnClusters).
 func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
 	for _, e := range view {
+		for _, c := range e.OnClusters {
+			desc := fmt.Sprintf("the cluster of %s %s/%s port %d for %s (%s by %s field %s of %s; %s: %s)", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port,
+				place, c.Path, c.Kind.GroupKind().Kind, c.Key, c.Field.Owner.Policy.Describe(), c.Decision.Rule, c.Decision.Detail)
+			for _, ct := range e.Field.Contributors {
+				hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+			}
+		}
 		o := e.OverriddenBy
-		if o == nil || e.Field.Owner.IsBuiltIn() {
-			continue // a route rule's own value is no policy's to fix
+		if o == nil || e.Field.Owner.IsBuiltIn() || !o.Path.OnRoute() {
+			continue // a route rule's own value is no policy's to fix; a listener's path is its listener's (listenerOverrides)
 		}
 		desc := fmt.Sprintf("%s (%s by %s field %s of %s; %s: %s)", place, o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
 		for _, c := range e.Field.Contributors {
@@ -155,6 +199,33 @@ func appendMergedAlone(hits []mergeHit, routed merge.Points, place string) []mer
 			continue
 		}
 		hits = append(hits, mergeHit{pt.Candidates[0].Policy, place})
+	}
+	return hits
+}
+
+// listenerOverrides are the fields of the listeners' views another
+// family's kind overrides on a path of the resources built for the
+// listener (merge.PathOverride, policy.EnvoyPath.OnListener): reported
+// once per listener rather than on every route it serves. None without
+// policies of several families in the input.
+func listenerOverrides(res *merge.Result) []crossHit {
+	if !res.MultiFamily() {
+		return nil
+	}
+	var hits []crossHit
+	for _, gp := range res.Gateways {
+		for _, lp := range gp.Listeners {
+			for _, e := range res.Effective(nil, lp.Listener) {
+				o := e.OverriddenBy
+				if o == nil {
+					continue
+				}
+				desc := fmt.Sprintf("listener %s (%s by %s field %s of %s; %s: %s)", lp.Listener.ID(), o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
+				for _, c := range e.Field.Contributors {
+					hits = append(hits, crossHit{shadowKey{c.Policy, e.Key}, desc})
+				}
+			}
+		}
 	}
 	return hits
 }

@@ -62,7 +62,11 @@ func (o *Object) decodeAll(path string, v any, fold bool) (unknown, folded []Unk
 	}
 	defer d.release()
 	d.collect, d.fold = true, fold
-	d.errs = appendErr(d.errs, d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())))
+	p := planFor(d.rv.Elem().Type())
+	d.errs = appendErr(d.errs, d.value(d.root, d.rv.Elem(), p))
+	if len(d.errs) == 0 {
+		d.applyDefaults(d.rv.Elem(), p)
+	}
 	return d.unknowns, d.folded, d.errs
 }
 
@@ -111,9 +115,11 @@ func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error)
 		return nil, err
 	}
 	defer d.release()
-	if err := d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())); err != nil {
+	p := planFor(d.rv.Elem().Type())
+	if err := d.value(d.root, d.rv.Elem(), p); err != nil {
 		return nil, err
 	}
+	d.applyDefaults(d.rv.Elem(), p)
 	return d.unknowns, nil
 }
 

@@ -771,7 +771,9 @@ func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj.Findings = dups
+	if len(dups) > 0 {
+		obj.extra().findings = dups
+	}
 	if !isList(obj) {
 		return []*Object{obj}, nil
 	}

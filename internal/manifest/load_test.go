@@ -1065,8 +1065,8 @@ spec:
 		t.Fatal(err)
 	}
 	dup := objs[len(objs)-1]
-	if len(dup.Findings) != 1 || dup.Findings[0].Pos.Line != lines+5 || !strings.Contains(dup.Findings[0].Message, fmt.Sprintf("set again at line %d", lines+6)) {
-		t.Errorf("findings %+v, want the key at line %d, set again at line %d", dup.Findings, lines+5, lines+6)
+	if len(dup.Findings()) != 1 || dup.Findings()[0].Pos.Line != lines+5 || !strings.Contains(dup.Findings()[0].Message, fmt.Sprintf("set again at line %d", lines+6)) {
+		t.Errorf("findings %+v, want the key at line %d, set again at line %d", dup.Findings(), lines+5, lines+6)
 	}
 }
 
@@ -1336,7 +1336,7 @@ func TestDuplicateKeyLastWins(t *testing.T) {
 		t.Fatalf("objects %+v, want the Namespace certs", objs)
 	}
 	var got []string
-	for _, f := range objs[0].Findings {
+	for _, f := range objs[0].Findings() {
 		got = append(got, fmt.Sprintf("%s %d:%d %s", f.Code, f.Pos.Line, f.Pos.Col, f.Severity))
 	}
 	want := []string{"GWP109 1:1 warning", "GWP109 2:1 warning", "GWP109 3:1 warning"}

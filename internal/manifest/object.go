@@ -27,8 +27,9 @@ type Object struct {
 	File string
 	Pos  diag.Position // where the object's mapping starts
 	Seq  int           // position in the whole input (Load): document order, which decides where a controller processes objects as given
-	// Findings made while decoding the object's document (LintDuplicateKey).
-	Findings []diag.Diagnostic
+	// more holds what few objects have (findings made while reading,
+	// defaults), so that every object does not pay for them.
+	more *objectMore
 
 	// Decoded is what a later stage decoded from the object while its
 	// tree was at hand (model.Predecode), for that stage to take instead
@@ -52,6 +53,31 @@ type Object struct {
 	// allocation), and a run holds one per object of the input.
 	lineBase int32 // the node's lines count from this line of the file
 	textLine int32
+}
+
+// objectMore is what few objects carry (Object.more).
+type objectMore struct {
+	// findings made while decoding the object's document (LintDuplicateKey).
+	findings []diag.Diagnostic
+	// defaults are the values the API server's defaulting gives fields
+	// the object does not set (SetDefaults).
+	defaults *Defaults
+}
+
+func (o *Object) extra() *objectMore {
+	if o.more == nil {
+		o.more = &objectMore{}
+	}
+	return o.more
+}
+
+// Findings are the findings made while decoding the object's document
+// (LintDuplicateKey).
+func (o *Object) Findings() []diag.Diagnostic {
+	if o.more == nil {
+		return nil
+	}
+	return o.more.findings
 }
 
 func newObject(src source, n *yaml.Node) (*Object, error) {

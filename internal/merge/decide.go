@@ -50,6 +50,10 @@ var viaWords = map[attach.Via]string{attach.ViaExtensionRef: "ExtensionRef filte
 // and Compute, and Decide names the first criterion on which they differ.
 func Decide(first, second *Candidate) Decision {
 	switch {
+	case first.IsBuiltIn() && !second.IsBuiltIn() && specificity[first.Level] < specificity[second.Level]:
+		// A delegating parent's rule value reaching a child: it wins by
+		// being a rule's own value (layer), not by its level.
+		return Decision{RuleLevel, fmt.Sprintf("a route rule's own setting (%s) comes before every policy, whatever their levels: policies fill only what the rules leave unset", levelWord(first))}
 	case first.Level != second.Level:
 		return Decision{RuleLevel, fmt.Sprintf("%s level is more specific than %s level", levelWord(first), levelWord(second))}
 	case first.Rank != nil && second.Rank != nil:
@@ -77,7 +81,8 @@ func Decide(first, second *Candidate) Decision {
 
 // DecideField explains why a field's owner beat one of its losers. Under
 // OverridableShallow the last candidate in precedence order wins, so the
-// order is read the other way round.
+// order is read the other way round — except where a route rule's own
+// value beats a policy, which it does whatever the strategy (layer).
 //
 // When the two values call different extensions that carry weights of
 // their own (policy.FilterWeight), the detail says that those did not
@@ -85,7 +90,7 @@ func Decide(first, second *Candidate) Decision {
 // policies at a merge point.
 func DecideField(f *Field, loser *Candidate) Decision {
 	var d Decision
-	if f.Strategy == policy.OverridableShallow {
+	if f.Strategy == policy.OverridableShallow && (!f.Owner.IsBuiltIn() || loser.IsBuiltIn()) {
 		d = Decide(loser, f.Owner)
 		d.Detail = "OverridableShallow: the later value overrides, and the loser came first (" + d.Detail + ")"
 	} else {
@@ -94,7 +99,30 @@ func DecideField(f *Field, loser *Candidate) Decision {
 	if note := filterWeightNote(f.Key, f.Owner, loser); note != "" {
 		d.Detail += "; " + note
 	}
+	if x := takenInstance(f, loser); x != "" {
+		d.Detail += "; a deep merge takes each named instance from the first value that configures it, and " + x + " was taken"
+	}
 	return d
+}
+
+// takenInstance is the named instance (policy.Instancer) the loser's value
+// of a deep-merged field configures that a contributor's value configures
+// too — why the loser was left out (oncePerInstance); "" otherwise.
+func takenInstance(f *Field, loser *Candidate) string {
+	in, ok := loser.Policy.Kind.(policy.Instancer)
+	if !ok || (f.Strategy != policy.AugmentedDeep && f.Strategy != policy.OverridableDeep) {
+		return ""
+	}
+	x := in.Instance(f.Key, loser.Policy.Values[f.Key], loser.Policy.Obj.Namespace)
+	if x == "" {
+		return ""
+	}
+	for i, c := range f.Contributors {
+		if i < len(f.Values) && in.Instance(f.Key, f.Values[i], c.Policy.Obj.Namespace) == x {
+			return x
+		}
+	}
+	return ""
 }
 
 // filterWeightNote names the filter weights of two candidates' values of
@@ -132,6 +160,8 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func decideRanked(a, b policy.BackendRankKey) Decision {
 	const all = "the controller ranks the backend's policies by age alone, a port's own (sectionName) and the whole object's alike: "
 	switch {
+	case !a.At.Equal(b.At) && b.At.IsZero() && b.UndatedLast:
+		return Decision{RuleAge, all + "created " + stamp(a.At) + "; the other has no creationTimestamp, which it ranks after every dated policy"}
 	case !a.At.Equal(b.At) && a.At.IsZero():
 		return Decision{RuleAge, all + "this one has no creationTimestamp, which it compares as the earliest time; the other was created " + stamp(b.At)}
 	case !a.At.Equal(b.At):

@@ -52,7 +52,7 @@ func TestDecide(t *testing.T) {
 func TestDecideFieldOverridable(t *testing.T) {
 	a := &Candidate{Policy: pol("a", 0, 0, map[string]any{"a": 1}), Level: LevelRule}
 	b := &Candidate{Policy: pol("b", 0, 0, map[string]any{"a": 2}), Level: LevelRoute}
-	f := combine("a", policy.OverridableShallow, []*Candidate{a, b})
+	f := combine(testKind{}, "a", policy.OverridableShallow, []*Candidate{a, b})
 	if f.Owner != b || len(f.Losers) != 1 {
 		t.Fatalf("owner %s, losers %d", f.Owner.Policy.Obj.Name, len(f.Losers))
 	}
@@ -93,7 +93,7 @@ func TestFilterWeightsDoNotDecide(t *testing.T) {
 	for _, tt := range tests {
 		cs := cands(tt.ps...)
 		slices.SortStableFunc(cs, func(a, b *Candidate) int { return policy.ComparePrecedence(a.Policy, b.Policy) })
-		f := combine("a", policy.AugmentedShallow, cs)
+		f := combine(testKind{}, "a", policy.AugmentedShallow, cs)
 		if f.Owner.Policy.Obj.Name != tt.wantOwner {
 			t.Errorf("%s: owner %s, want %s", tt.name, f.Owner.Policy.Obj.Name, tt.wantOwner)
 			continue
@@ -102,7 +102,7 @@ func TestFilterWeightsDoNotDecide(t *testing.T) {
 		if d.Rule != tt.wantRule || !strings.Contains(d.Detail, "did not decide: they order only the filters") {
 			t.Errorf("%s: decision %+v, want rule %s naming the filter weights", tt.name, d, tt.wantRule)
 		}
-		deep := EffectiveField{Key: "a", Field: combine("a", policy.AugmentedDeep, cs)}
+		deep := EffectiveField{Key: "a", Field: combine(testKind{}, "a", policy.AugmentedDeep, cs)}
 		var got []string
 		for _, st := range deep.FilterOrder() {
 			got = append(got, st.Weight.Object)

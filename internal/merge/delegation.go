@@ -80,13 +80,18 @@ func foldFields(k policy.Kind, child, parent []*Field, s policy.Strategy) []*Fie
 				st = s
 			}
 		}
-		out = append(out, foldField(cf, pf, st))
+		out = append(out, foldField(k, cf, pf, st))
 	}
 	return out
 }
 
-func foldField(c, p *Field, s policy.Strategy) *Field {
+func foldField(k policy.Kind, c, p *Field, s policy.Strategy) *Field {
 	f := &Field{Key: c.Key, Strategy: s}
+	if s == policy.AugmentedDeep || s == policy.OverridableDeep {
+		// the child's result is merged first: a parent's value for an
+		// instance the child configures is not merged (oncePerInstance)
+		p = dropMergedInstances(k, c, p)
+	}
 	switch s {
 	case policy.OverridableShallow:
 		f.Contributors, f.Values = p.Contributors, p.Values

@@ -44,6 +44,22 @@ type EffectiveField struct {
 	// (PathOverride): this field takes no part in the target's
 	// configuration.
 	OverriddenBy *PathOverride
+	// ClusterFrom, when set, says that the cluster the route sends to is
+	// the one the rule's route on another listener shaped (RuleClusterFrom):
+	// this field's settings on that cluster are ClusterFrom.Field's, not
+	// its own; its other parts (route settings, per-filter configs) are
+	// its own as ever.
+	ClusterFrom *ClusterShape
+	// ClusterOnly: the field is not the route's own but the first
+	// listener's (ClusterFrom.Field): it is in effect on the rule's
+	// cluster only, none of its other parts on this route.
+	ClusterOnly bool
+	// OnClusters are the backends of the rule whose cluster takes one of
+	// this field's settings (a cluster.… path) from a policy on the
+	// backend, of another family's kind, instead (ClusterOverride): the
+	// field stays in effect on the route and on the rule's other
+	// backends' clusters.
+	OnClusters []ClusterOverride
 }
 
 // Level is the level the deciding owner attached at.
@@ -231,11 +247,24 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 			out = append(out[:start], onPort(ps, out[start:], int32(l.Port))...)
 		}
 	}
-	if rule != nil && r.MultiFamily() {
-		// paths of the route's own; the resources a listener's routes
-		// share (its connection manager, chain, listener) are not
-		// decided per route (PathOverride)
-		crossFamily(r.Registry, out)
+	if r.MultiFamily() {
+		switch {
+		case rule != nil:
+			// the listener's verdict on what the rule inherits from
+			// there, then the route's own paths (PathOverride)
+			r.fromListener(out, l)
+			crossFamily(r.Registry, out, onRoute)
+			if l != nil {
+				r.fromBackends(out, rule, l.Gateway)
+			}
+		case l != nil:
+			// the paths of the resources built for the listener, which
+			// its routes share
+			crossFamily(r.Registry, out, onListener(l))
+		}
+	}
+	if first := r.RuleClusterFrom(rule, path, l); first != nil {
+		out = clusterFrom(out, first, r.EffectiveOn(rule, path, first))
 	}
 	return out
 }

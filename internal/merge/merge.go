@@ -286,7 +286,7 @@ func mergeLevel(reg *policy.Registry, k policy.Kind, atts []*Candidate, cfg poli
 		if st == policy.AugmentedDeep && conflicts(k, fs.Key, setters) {
 			st = policy.AugmentedShallow
 		}
-		pt.Fields = append(pt.Fields, combine(fs.Key, st, setters))
+		pt.Fields = append(pt.Fields, combine(k, fs.Key, st, setters))
 	}
 	pt.Ties = ties(pt)
 	pt.Reported = pt.Fields
@@ -295,11 +295,11 @@ func mergeLevel(reg *policy.Registry, k policy.Kind, atts []*Candidate, cfg poli
 
 // combine applies one strategy to the setters of a field (in precedence
 // order, highest first).
-func combine(key string, s policy.Strategy, setters []*Candidate) *Field {
+func combine(k policy.Kind, key string, s policy.Strategy, setters []*Candidate) *Field {
 	f := &Field{Key: key, Strategy: s}
 	switch s {
 	case policy.AugmentedDeep:
-		f.Contributors = setters
+		f.Contributors, f.Losers = oncePerInstance(k, key, setters)
 	case policy.Additive:
 		// Parent first: less specific levels before more specific ones
 		// (a route's policies before its rule's), each level in its own
@@ -307,7 +307,7 @@ func combine(key string, s policy.Strategy, setters []*Candidate) *Field {
 		f.Contributors = slices.Clone(setters)
 		slices.SortStableFunc(f.Contributors, func(a, b *Candidate) int { return specificity[a.Level] - specificity[b.Level] })
 	case policy.OverridableDeep:
-		f.Contributors = slices.Clone(setters)
+		f.Contributors, f.Losers = oncePerInstance(k, key, setters)
 		slices.Reverse(f.Contributors)
 	case policy.OverridableShallow:
 		f.Contributors = setters[len(setters)-1:]
@@ -344,7 +344,12 @@ func ties(pt *Point) []Tie {
 			if _, ok := a.Policy.Values[f.Key]; !ok {
 				continue
 			}
-			if _, ok := b.Policy.Values[f.Key]; ok && f.Strategy != policy.AugmentedDeep && f.Strategy != policy.Additive {
+			if _, ok := b.Policy.Values[f.Key]; !ok {
+				continue
+			}
+			// a deep or additive merge keeps both, unless a deep merge
+			// dropped one for an instance the other took (oncePerInstance)
+			if (f.Strategy != policy.AugmentedDeep && f.Strategy != policy.Additive) || slices.Contains(f.Losers, a) || slices.Contains(f.Losers, b) {
 				common = append(common, f.Key)
 			}
 		}
@@ -368,4 +373,50 @@ func conflicts(k policy.Kind, key string, setters []*Candidate) bool {
 		}
 	}
 	return false
+}
+
+// oncePerInstance is the deep merge's rule for fields whose values each
+// configure one named instance (policy.Instancer): a value configuring an
+// instance that a value merged before it configures is not merged — the
+// first in merge order keeps the instance whole — and its policy loses the
+// field. Values naming no instance (a disable) always merge.
+func oncePerInstance(k policy.Kind, key string, cs []*Candidate) (kept, dropped []*Candidate) {
+	values := make([]any, len(cs))
+	for i, c := range cs {
+		values[i] = c.Policy.Values[key]
+	}
+	f := dropMergedInstances(k, &Field{Key: key}, &Field{Key: key, Contributors: cs, Values: values})
+	return f.Contributors, f.Losers
+}
+
+// dropMergedInstances is oncePerInstance for a result merged after
+// another (a delegating parent's after its child's): of later's values,
+// those configuring an instance that merged or a value of later before it
+// configures are left out, their candidates later's losers.
+func dropMergedInstances(k policy.Kind, merged, later *Field) *Field {
+	out := &Field{Key: later.Key, Strategy: later.Strategy, Losers: slices.Clone(later.Losers)}
+	in, ok := k.(policy.Instancer)
+	if !ok {
+		out.Contributors, out.Values = slices.Clone(later.Contributors), slices.Clone(later.Values)
+		return out
+	}
+	seen := map[string]bool{}
+	for i, v := range merged.Values {
+		if x := in.Instance(later.Key, v, merged.Contributors[i].Policy.Obj.Namespace); x != "" {
+			seen[x] = true
+		}
+	}
+	for i, c := range later.Contributors {
+		x := in.Instance(later.Key, later.Values[i], c.Policy.Obj.Namespace)
+		if x != "" && seen[x] {
+			out.Losers = append(out.Losers, c)
+			continue
+		}
+		if x != "" {
+			seen[x] = true
+		}
+		out.Contributors = append(out.Contributors, c)
+		out.Values = append(out.Values, later.Values[i])
+	}
+	return out
 }

@@ -162,7 +162,7 @@ func TestCombineStrategies(t *testing.T) {
 		{policy.OverridableDeep, []string{"lo", "mid", "hi"}, []string{}},
 	}
 	for _, tt := range tests {
-		f := combine("a", tt.s, cands(hi, mid, lo))
+		f := combine(testKind{}, "a", tt.s, cands(hi, mid, lo))
 		if diff := cmp.Diff([]any{tt.contributors, tt.losers}, []any{names(f.Contributors), names(f.Losers)}); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.s, diff)
 		}
@@ -262,5 +262,69 @@ func TestRuleFieldsWinAcrossDelegation(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// instanceKind is testKind whose "acl" values each configure the instance
+// their string names ("" none).
+type instanceKind struct{ testKind }
+
+func (instanceKind) Instance(_ string, v any, _ string) string { s, _ := v.(string); return s }
+
+// TestOncePerInstance: a deep merge takes each named instance from the
+// first value merged for it, at one level (combine) and when a delegating
+// parent's result folds into a child's (foldField, either deep direction):
+// the later value for a taken instance is a loser; values naming none
+// always merge.
+func TestOncePerInstance(t *testing.T) {
+	k := instanceKind{}
+	c := func(name, inst string) *Candidate {
+		return &Candidate{Policy: &policy.Policy{Kind: k, Obj: &manifest.Object{Namespace: "ns", Name: name}, Values: map[string]any{"acl": inst}}, Level: LevelRoute}
+	}
+	a, b, x, none := c("a", "p"), c("b", "p"), c("x", "q"), c("none", "")
+	f := combine(k, "acl", policy.AugmentedDeep, []*Candidate{a, x, b, none})
+	if diff := cmp.Diff([]any{[]string{"a", "x", "none"}, []string{"b"}}, []any{names(f.Contributors), names(f.Losers)}); diff != "" {
+		t.Errorf("one level (-want +got):\n%s", diff)
+	}
+	child := combine(k, "acl", policy.AugmentedDeep, []*Candidate{a})
+	parent := combine(k, "acl", policy.AugmentedDeep, []*Candidate{b, x})
+	for _, tt := range []struct {
+		s            policy.Strategy
+		contributors []string
+	}{
+		{policy.AugmentedDeep, []string{"a", "x"}},
+		{policy.OverridableDeep, []string{"x", "a"}},
+	} {
+		f := foldField(k, child, parent, tt.s)
+		if diff := cmp.Diff([]any{tt.contributors, []string{"b"}}, []any{names(f.Contributors), names(f.Losers)}); diff != "" {
+			t.Errorf("%s fold (-want +got):\n%s", tt.s, diff)
+		}
+		if len(f.Values) != len(f.Contributors) {
+			t.Errorf("%s fold: %d values for %d contributors", tt.s, len(f.Values), len(f.Contributors))
+		}
+	}
+}
+
+// TestTiesOncePerInstance: two policies ordered by name alone that a deep
+// merge keeps both of are no tie; when it drops one for an instance the
+// other took, their names decided which (GWP303).
+func TestTiesOncePerInstance(t *testing.T) {
+	k := instanceKind{}
+	c := func(name, inst string) *Candidate {
+		return &Candidate{Policy: &policy.Policy{Kind: k, Obj: &manifest.Object{Namespace: "ns", Name: name}, Values: map[string]any{"acl": inst}}, Via: attach.ViaTargetRef, Level: LevelRoute}
+	}
+	for _, tt := range []struct {
+		name     string
+		a, b     *Candidate
+		wantTies int
+	}{
+		{"other instances: both merged, no tie", c("a", "p"), c("b", "q"), 0},
+		{"one instance: the name kept a, a tie", c("a", "p"), c("b", "p"), 1},
+	} {
+		pt := &Point{Kind: k, Candidates: []*Candidate{tt.a, tt.b}}
+		pt.Fields = []*Field{combine(k, "acl", policy.AugmentedDeep, pt.Candidates)}
+		if got := len(ties(pt)); got != tt.wantTies {
+			t.Errorf("%s: %d ties, want %d", tt.name, got, tt.wantTies)
+		}
 	}
 }

@@ -50,6 +50,12 @@ type Result struct {
 	// input (MultiFamily), computed once.
 	familiesOnce sync.Once
 	manyFamilies bool
+	// crossOn are, per listener, the fields of its view another family's
+	// kind overrides (listenerCross), computed once each.
+	crossMu sync.Mutex
+	crossOn map[*topology.Listener][]EffectiveField
+	// backendsBy indexes Backends by object.
+	backendsBy map[model.Key]*BackendPoints
 
 	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
 
@@ -59,6 +65,12 @@ type Result struct {
 	// clusters are ranked per Gateway (rankedOn).
 	backendUsers map[model.Key][]*topology.Gateway
 	rankMixed    bool
+
+	// clusterOrder lists, per Gateway whose controller builds a rule's
+	// cluster once (policy.Controller.RuleClusterOnce), its listeners in
+	// the controller's order (RuleClusterFrom), computed once.
+	clusterOnce  sync.Once
+	clusterOrder map[*topology.Gateway]clusterOrder
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -349,6 +361,12 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 	r.computePaths(cfg)
 	for _, k := range att.BackendKeys {
 		r.Backends = append(r.Backends, r.backendPoints(k, att.Backend[k], cfg))
+	}
+	if len(r.Backends) > 0 {
+		r.backendsBy = make(map[model.Key]*BackendPoints, len(r.Backends))
+		for _, bp := range r.Backends {
+			r.backendsBy[bp.Key] = bp
+		}
 	}
 	return r
 }

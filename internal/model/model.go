@@ -353,7 +353,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 	// The entries the map points to, one per object, in one allocation.
 	entries := make([]entry, len(set.Objects))
 	for i, o := range set.Objects {
-		m.Diagnostics = append(m.Diagnostics, o.Findings...)
+		m.Diagnostics = append(m.Diagnostics, o.Findings()...)
 		v := &alone[i]
 		switch {
 		case !v.read:
@@ -526,6 +526,11 @@ type decoded struct {
 	lenient          bool
 	// writtenNamespace is the object's namespace before defaulting.
 	writtenNamespace string
+	// defaults are the CRD defaults decoded into typed (the schema
+	// stage's, manifest.Object.Defaults): Build takes typed only if the
+	// schema stage, checking the object again against another CRD, gave
+	// it no others.
+	defaults *manifest.Defaults
 }
 
 // refusals are the findings that leave an object out before it is
@@ -558,7 +563,7 @@ func Predecode(o *manifest.Object, opt Options) {
 	if opt.DefaultNamespace == "" {
 		opt.DefaultNamespace = "default"
 	}
-	d := &decoded{defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields, writtenNamespace: o.Namespace}
+	d := &decoded{defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields, writtenNamespace: o.Namespace, defaults: o.Defaults()}
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
 	if d.refused = refusals(o, gk, kd.namespaced, reads, opt); len(d.refused) == 0 {
 		if o.Namespace == "" && kd.namespaced {
@@ -583,7 +588,7 @@ func (m *Model) decodeAll(es []*entry, defaultNamespace string, lenient bool, ve
 		// checked: the schema stage decided the version against its CRD,
 		// so a version finding made without it (Predecode) is not taken.
 		checked := known && verdict != nil && verdict(o).Checked
-		if d, ok := o.Decoded.(*decoded); ok && d.defaultNamespace == defaultNamespace && d.lenient == lenient && (!checked || kd.versions[o.Version]) {
+		if d, ok := o.Decoded.(*decoded); ok && d.defaultNamespace == defaultNamespace && d.lenient == lenient && d.defaults == o.Defaults() && (!checked || kd.versions[o.Version]) {
 			res[i] = *d
 			o.Decoded = nil // the model holds it now
 		} else if known {

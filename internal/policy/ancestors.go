@@ -11,6 +11,9 @@ import (
 type AncestorStatus struct {
 	Ancestor model.Key
 	Section  string
+	// Port is the ancestor reference's port, 0 for none: a controller
+	// reporting a route's parentRef as written keeps its port.
+	Port int32
 	// Gateway is the Gateway whose GatewayClass's controller writes the
 	// entry; nil when it is not in the input.
 	Gateway    *topology.Gateway

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -183,18 +184,62 @@ type Controller struct {
 	// Gateway: merge.Result.BackendOn). Nil, or nil for k: the port's own
 	// policies first, then the whole object's, each by policy.Precedes.
 	BackendRank func(k Kind) func(p *Policy, section string) BackendRankKey
+	// RuleClusterOnce, when set, says whether the controller builds a
+	// route rule's cluster once per Gateway, under the rule's one name,
+	// keeping the first it translates: the rule's route on the first of
+	// the Gateway's listeners sending to that cluster (in ListenerOrder)
+	// shapes it — its policies' cluster settings, or none — and the
+	// rule's routes on the other listeners send to it, their own
+	// policies' cluster settings unwritten (merge.Result.RuleClusterFrom).
+	// RuleClusterBelowGateway: only the routes whose policies below the
+	// Gateway (listener, ListenerSet, route, rule) write clusters send to
+	// it, the others to their backends' shared clusters. Nil, or
+	// RuleClusterPerRoute: each route's cluster carries its own policies'
+	// settings.
+	RuleClusterOnce func(gw *topology.Gateway, m *model.Model) RuleClusterMode
+	// ListenerOrder lists a Gateway's listeners in the order the
+	// controller translates them; nil: gw.Listeners' order.
+	ListenerOrder func(gw *topology.Gateway) []*topology.Listener
 }
+
+// RuleClusterMode is how a controller builds a route rule's clusters on
+// one Gateway (Controller.RuleClusterOnce).
+type RuleClusterMode int
+
+// The modes.
+const (
+	// RuleClusterPerRoute: each route's cluster carries its own
+	// policies' settings.
+	RuleClusterPerRoute RuleClusterMode = iota
+	// RuleClusterFirst: one cluster per rule, the first route's.
+	RuleClusterFirst
+	// RuleClusterBelowGateway: one cluster per rule, the first route's
+	// among the routes whose policies below the Gateway write clusters;
+	// the others send to their backends' shared clusters.
+	RuleClusterBelowGateway
+)
 
 // BackendRankKey is what a controller's BackendRank orders one policy
 // on a backend target by: At first (earlier first; the zero time, a
-// policy without creationTimestamp, is the earliest), then Ref.
+// policy without creationTimestamp, is the earliest — the latest of all
+// under UndatedLast), then Ref.
 type BackendRankKey struct {
 	At  time.Time
 	Ref string
+	// UndatedLast: the controller ranks a policy without
+	// creationTimestamp after every dated one (it compares the
+	// timestamps only when the other has one).
+	UndatedLast bool
 }
 
 // Compare orders two keys as BackendRank says.
 func (k BackendRankKey) Compare(o BackendRankKey) int {
+	if k.UndatedLast && k.At.IsZero() != o.At.IsZero() {
+		if k.At.IsZero() {
+			return 1
+		}
+		return -1
+	}
 	if c := k.At.Compare(o.At); c != 0 {
 		return c
 	}

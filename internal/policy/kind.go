@@ -45,6 +45,7 @@ package policy
 //	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
 //	Enabler           lint, status, explain (Policy.NoEffect): an empty value of a field that switches its feature on with its defaults
 //	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
+//	ClusterSetter     lint: whether a field's values set anything on the cluster a route sends to (its declared cluster paths written by some values only)
 
 import (
 	"reflect"
@@ -129,9 +130,11 @@ type BackendClusterer interface {
 	// files) and what routing to it needs. A backend type gwpol does not
 	// render is a diag.Unsupported error; the renderer then keeps a plain
 	// EDS cluster and reports it (GWP404). A nil build without error: the
-	// object's cluster is the plain EDS cluster. cfg is the deployment's
-	// configuration (settings that shape every backend's cluster).
-	BackendCluster(obj *manifest.Object, name string, cfg Config) (*BackendBuild, error)
+	// object's cluster is the plain EDS cluster. env is the pass's (nil
+	// outside one): its Config the deployment's settings that shape every
+	// backend's cluster, its Model the objects a backend reads (the
+	// Secrets that hold its credentials).
+	BackendCluster(obj *manifest.Object, name string, env *Env) (*BackendBuild, error)
 }
 
 // BackendBuild is a backend object's cluster and what routing to it needs.
@@ -242,7 +245,8 @@ type RuleFielder interface {
 // ext_authz, ext_proc and oauth2 providers, each an Envoy filter of its
 // own). A field decided at a more specific level hides a less specific
 // level's only for the same instance, or when it names none (a disable):
-// a Gateway's provider stays in effect beside a route's other provider.
+// a Gateway's provider stays in effect beside a route's other provider. A
+// deep merge takes each instance from the first value merged for it.
 type Instancer interface {
 	// Instance names the instance a value of the field configures, ""
 	// when it names none; ns is the namespace of the policy that set it.
@@ -638,6 +642,16 @@ type Enabler interface {
 	// Enables reports whether v, a value of the field key, switches the
 	// feature on.
 	Enables(key string, v any) bool
+}
+
+// ClusterSetter is implemented by kinds with a field that declares paths
+// of the cluster a route sends to (FieldSpec.Writes, cluster.…) but sets
+// them with some values only (a timeout field whose request timeout is on
+// the route, its connect timeout on the cluster).
+type ClusterSetter interface {
+	// SetsCluster reports whether values, a field's values (as merged),
+	// set anything on the route's cluster.
+	SetsCluster(key string, values []any) bool
 }
 
 // ValueTyper is implemented by kinds whose field values are Go types with

@@ -251,6 +251,28 @@ func (p EnvoyPath) OnRoute() bool {
 	return s != "-"
 }
 
+// OnCluster reports whether the path is a field of the cluster a route
+// sends to (cluster.…), as opposed to a backend's shared cluster
+// (backend_cluster.…) or clusters of the field's own (clusters.…).
+func (p EnvoyPath) OnCluster() bool { return strings.HasPrefix(string(p), "cluster.") }
+
+// OnListener reports whether the path is one of the resources built per
+// listener that its routes share: its connection manager (hcm.…), the
+// Envoy listener (listener.…), its filter chain (chain.…) and TLS
+// (tls.…), a TCP proxy (tcp_proxy.…) and its virtual hosts (vhost.…) —
+// what a listener's view decides, once for every route it serves. The
+// backend clusters (cluster.…, backend_cluster.…) are a backend's, and
+// route paths a route's (OnRoute).
+func (p EnvoyPath) OnListener() bool {
+	s := string(p)
+	for _, part := range []string{"hcm.", "listener.", "chain.", "tls.", "tcp_proxy.", "vhost."} {
+		if strings.HasPrefix(s, part) {
+			return true
+		}
+	}
+	return false
+}
+
 // FieldWrites are the Envoy paths a field of the kind declares
 // (FieldSpec.Writes; a family's key, perPortPolicy[80], its family's).
 func (s KindSpec) FieldWrites(key string) []EnvoyPath {
@@ -469,11 +491,32 @@ type Judgement struct {
 	// Invalid are the controller's reasons to refuse the policy, as
 	// findings; none when it accepts it.
 	Invalid []diag.Diagnostic
+	// Notes are findings about the policy that do not refuse it, where the
+	// controller's data plane differs from what its Conditions say (a
+	// status that refuses a policy its backends still apply: Invalid is
+	// then empty, as what is built decides render). attach reports the
+	// notes of the controllers that use the policy.
+	Notes []diag.Diagnostic
 	// Conflicted, when set, is what the controller writes on an
 	// ancestor where the policy lost its target to winner, an earlier
 	// policy of its kind on the same target, and is not used otherwise
 	// (it never built anything there); nil keeps the generic conditions.
 	Conflicted func(winner *Policy) []Condition
+	// Unreached are the backends the policy targets that the controller
+	// never reaches it on, each with the error that stops it first:
+	// building a destination to one fails on the backend's own settings
+	// before the controller looks for a policy of the kind. No use of
+	// such a backend is the controller's use of the policy: it writes no
+	// ancestor for it, and attach does not count the controller among
+	// the policy's judges through it. Nil when there are none.
+	Unreached map[model.Key]string
+}
+
+// Reaches: the controller that judged j looks for the policy on backend
+// k when it builds a destination to it (k is not Unreached).
+func (j Judgement) Reaches(k model.Key) bool {
+	_, no := j.Unreached[k]
+	return !no
 }
 
 // FilterWeight is a weight that orders one Envoy filter among the filters

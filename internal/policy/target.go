@@ -237,16 +237,24 @@ type Target struct {
 	// only when none is usable (the controller's verdict on the policy,
 	// Family.ForeignJudges, says so). Nil: AllCACertificateRefs decides.
 	UsableCACertificate func(m *model.Model, ns string, ref model.Key) (entry string, usable bool)
+	// GRPCBackendsWholeService: the controller builds a GRPCRoute's
+	// backend without reading the Service port's name, so a backend
+	// policy naming the port (sectionName) never reaches it, only the
+	// whole Service's do (BackendPortName).
+	GRPCBackendsWholeService bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
 	Names XDSNames
 	// SessionPersistence is the controller's translation of a route
-	// rule's sessionPersistence: the per-route configuration of Envoy's
-	// stateful session filter (a StatefulSessionPerRoute), which render
-	// places on the rule's routes, turning the filter on there. Nil: the
-	// first registered target's that has one (Registry.Targets).
-	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
+	// rule's sessionPersistence for one Envoy route of the rule (at): the
+	// per-route configuration of Envoy's stateful session filter (a
+	// StatefulSessionPerRoute), which render places on the route,
+	// turning the filter on there; a nil message where the controller
+	// does not translate it (Envoy Gateway reads an HTTPRoute's only).
+	// Nil: the first registered target's that has one
+	// (Registry.Targets).
+	SessionPersistence func(sp *gwv1.SessionPersistence, at SessionSite) proto.Message
 	// SessionFilterOrder is the place (HTTPFilter.Order) of the stateful
 	// session filter render adds for a rule's sessionPersistence in the
 	// controller's chain. 0: after every policy filter, before the gRPC
@@ -280,6 +288,12 @@ type Target struct {
 	// Nil: HTTP/2 for the appProtocols kubernetes.io/h2c, grpc, http2
 	// and h2c, and for a GRPCRoute's backend whatever its appProtocol.
 	ServiceHTTP2 func(appProtocol string, grpc bool) bool
+	// UpstreamHTTP2 are the HTTP/2 protocol options (a go-control-plane
+	// Http2ProtocolOptions) the controller writes on the cluster of a
+	// backend that speaks HTTP/2 (a GRPCRoute's, an HTTP/2
+	// appProtocol's), which a policy's own HTTP/2 settings may then
+	// replace. Nil: none, Envoy's defaults.
+	UpstreamHTTP2 proto.Message
 	// BackendTransportMatches are the transport socket matches the
 	// controller adds, under the deployment cfg, to the cluster of every
 	// backend it translates — backend k (a Service, whose port is port,
@@ -448,4 +462,26 @@ func DefaultMirrorShare(f *gwv1.HTTPRequestMirrorFilter) MirrorShare {
 		}
 	}
 	return MirrorShare{Every: true}
+}
+
+// BackendPortName is the port name whose backend policies (sectionName)
+// configure the cluster of a Service port named name: name itself, but
+// "" — the whole Service's policies alone — for a cluster only GRPCRoutes
+// send to (grpcOnly) under GRPCBackendsWholeService.
+func (t *Target) BackendPortName(name string, grpcOnly bool) string {
+	if t != nil && grpcOnly && t.GRPCBackendsWholeService {
+		return ""
+	}
+	return name
+}
+
+// SessionSite is the Envoy route a rule's sessionPersistence is
+// translated for (Target.SessionPersistence): the route object's Kind,
+// Namespace and Name, the rule's index as the target's route names
+// number it (RouteName.Rule), and the path match the route serves (nil
+// for a rule without matches, which matches every path).
+type SessionSite struct {
+	Kind, Namespace, Name string
+	Rule                  int
+	Path                  *gwv1.HTTPPathMatch
 }

@@ -25,7 +25,9 @@ func TestTargetsCompleteNames(t *testing.T) {
 	second := XDSNames{VirtualHost: func(rc, host string) string { return "second:" + host },
 		RuleCluster: func(c RuleClusterName) string { return "second:" + c.Name }}
 	r := NewRegistry()
-	session := func(*gwv1.SessionPersistence) proto.Message { return &wrapperspb.StringValue{Value: "second"} }
+	session := func(*gwv1.SessionPersistence, SessionSite) proto.Message {
+		return &wrapperspb.StringValue{Value: "second"}
+	}
 	r.AddTargets(Target{Name: "first", Names: first}, Target{Name: "second", Names: second, SessionPersistence: session})
 	ts := r.Targets()
 	for _, c := range []struct {
@@ -43,7 +45,7 @@ func TestTargetsCompleteNames(t *testing.T) {
 		if want := [4]string{c.listener, c.vhost, c.cluster, c.body}; got != want {
 			t.Errorf("%s: names give %q, want %q", c.target, got, want)
 		}
-		if sp := ts[c.target].SessionPersistence; sp == nil || sp(nil).(*wrapperspb.StringValue).GetValue() != "second" {
+		if sp := ts[c.target].SessionPersistence; sp == nil || sp(nil, SessionSite{}).(*wrapperspb.StringValue).GetValue() != "second" {
 			t.Errorf("%s: session persistence not the one registered target's that has one", c.target)
 		}
 		if n.Complete() {

@@ -283,6 +283,17 @@ func (c EngineCheck) Resolved() string {
 	return c.Engine.Version
 }
 
+// engineLacks is what WSO2 does with a deployed API whose chain names
+// identity when the engine has no such policy: the gateway-controller
+// accepts the API (it checks only its definitions), and the policy
+// engine, building each route's chain, finds no identity in its registry
+// (registry.go: GetInstance, "policy not found"), skips that route's chain
+// (xdsclient/handler.go: HandlePolicyChainUpdate) and answers the route's
+// requests 500 (kernel/extproc.go: "Policy chain not found for route").
+func engineLacks(identity string) string {
+	return fmt.Sprintf("the gateway-controller deploys the API, but the policy engine cannot build the policy chain of a route that runs %s (\"policy not found: %s\"), skips it, and answers that route's requests 500", identity, identity)
+}
+
 // Check answers for a reference resolved (or not) to name:major. The
 // engine's registry lookup is exact on name:vN with no fallback, so a
 // missing name or major is GWP505: at runtime the policy engine answers
@@ -305,12 +316,12 @@ func (m *EngineManifest) Check(name, major string, def *Definition) EngineCheck 
 				e, _ := m.Lookup(name, mj)
 				have = append(have, e.Version)
 			}
-			p.Message = fmt.Sprintf("the policy engine build (%s) has %s only at %s (%s), not %s; the policy engine would answer \"policy not found\" for %s at runtime",
-				m.File, name, strings.Join(majors, ", "), strings.Join(have, ", "), major, c.Identity)
+			p.Message = fmt.Sprintf("the policy engine build (%s) has %s only at %s (%s), not %s; %s",
+				m.File, name, strings.Join(majors, ", "), strings.Join(have, ", "), major, engineLacks(c.Identity))
 			p.Hint = fmt.Sprintf("rebuild the policy engine with %s@%s, or reference one of %s", name, major, strings.Join(majors, ", "))
 		} else {
-			p.Message = fmt.Sprintf("the policy engine build (%s) does not include %s; the policy engine would answer \"policy not found\" for %s at runtime",
-				m.File, name, c.Identity)
+			p.Message = fmt.Sprintf("the policy engine build (%s) does not include %s; %s",
+				m.File, name, engineLacks(c.Identity))
 			p.Hint = fmt.Sprintf("add %s@%s to the gateway builder's build.yaml and rebuild the policy engine", name, major)
 		}
 		c.Problem = p
@@ -326,7 +337,7 @@ func (m *EngineManifest) Check(name, major string, def *Definition) EngineCheck 
 	c.Problem = &Problem{
 		Code:     LintEngineDrift.Code,
 		Severity: diag.Warning,
-		Message: fmt.Sprintf("the gateway-controller resolves %s to %s (%s) but the policy engine was built with %s (%s); compatible under major identity %s, but drifted",
+		Message: fmt.Sprintf("the gateway-controller resolves %s to %s (%s) and checks the params against it, but the policy engine was built with %s (%s) and runs that (its registry keys %s by major alone, with that build's system parameters under the params); compatible under major identity, but drifted",
 			c.Identity, def.Version, def.Pos, ep.Version, ep.Pos, c.Identity),
 		Hint: fmt.Sprintf("rebuild the policy engine with %s %s, or load the %s definition in the gateway-controller", name, def.Version, ep.Version),
 	}

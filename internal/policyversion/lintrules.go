@@ -16,10 +16,10 @@ var (
 		Doc:   "Two definitions share a name and major; resolution is ambiguous and the engine rejects duplicates. Two of one name and version make the gateway-controller's policy loader fail, so the controller does not start."}
 	LintEngineDrift = diag.Rule{Code: "GWP504", Name: "engine-drift", Severity: diag.Warning,
 		Title: "engine build and controller definitions differ in minor/patch",
-		Doc:   "Compatible under major identity, but the engine runs a different minor/patch than the controller validated against."}
+		Doc:   "Compatible under major identity, but the engine runs a different minor/patch than the controller validated against: the engine's registry keys a policy by name and major alone, so it runs the version it was built with, its system parameters under the params the controller checked against its own definition."}
 	LintEngineMissingMajor = diag.Rule{Code: "GWP505", Name: "engine-missing-major", Severity: diag.Error,
 		Title: "engine build lacks the referenced major",
-		Doc:   "The policy engine was built without that name:major; at runtime the lookup answers \"policy not found\"."}
+		Doc:   "The policy engine was built without that name:major. The gateway-controller still deploys the API (the route is accepted), but the engine cannot build the policy chain of a route that runs it (\"policy not found\"), skips that chain, and answers the route's requests 500; render and explain show those rules answering 500."}
 	LintParamsSchema = diag.Rule{Code: "GWP506", Name: "params-schema", Severity: diag.Error,
 		Title: "params fail the definition's JSON Schema",
 		Doc:   "The reference's params do not validate against the definition's parameters schema."}

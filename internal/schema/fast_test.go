@@ -325,6 +325,9 @@ func decodedDiff(lib, short decodedObject, a, b map[string]any) string {
 	if (lib.coerce == nil) != (short.coerce == nil) || (lib.coerce != nil && lib.coerce.Error() != short.coerce.Error()) {
 		return fmt.Sprintf("coercion: library %v, shortcuts %v", lib.coerce, short.coerce)
 	}
+	if lg, sg := givenPaths(lib.given), givenPaths(short.given); !slices.Equal(lg, sg) {
+		return fmt.Sprintf("defaults given:\n library:   %q\n shortcuts: %q", lg, sg)
+	}
 	le, se := errorStrings(lib.errs), errorStrings(short.errs)
 	sort.Strings(le)
 	sort.Strings(se)
@@ -332,6 +335,27 @@ func decodedDiff(lib, short decodedObject, a, b map[string]any) string {
 		return fmt.Sprintf("errors:\n library:   %q\n shortcuts: %q", le, se)
 	}
 	return ""
+}
+
+// givenPaths are the paths of the defaults given that lie under no other
+// (the library's path records a default object whole, the shortcut its
+// defaults inside one by one too), sorted.
+func givenPaths(given *manifest.Defaults) []string {
+	var out []string
+	for _, d := range given.All() {
+		p := fmt.Sprint(d.Path)
+		under := false
+		for _, o := range out {
+			if strings.HasPrefix(p, strings.TrimSuffix(o, "]")+" ") {
+				under = true
+			}
+		}
+		if !under {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // BenchmarkDecode: one HTTPRoute as a generated platform writes them,

@@ -18,6 +18,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
@@ -297,6 +298,7 @@ func checkDefaulted(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Di
 
 // check decides one object's version and validates it.
 func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic) {
+	o.SetDefaults(nil) // an earlier check's, against another CRD
 	if err := d.load(); err != nil {
 		return Verdict{}, []diag.Diagnostic{d.unusable(err)}
 	}
@@ -360,6 +362,7 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) (out, u
 	}
 	s := v.structural
 	st := v.decode(u, true)
+	o.SetDefaults(st.given) // what the API server stores, the model decodes
 	sev := diag.Error
 	if opt.Lenient {
 		sev = diag.Warning
@@ -422,8 +425,9 @@ func (v *version) unrunRules(o *manifest.Object, u map[string]any) (out []diag.D
 // decoded is what the API server's decoding and schema validation made
 // of an object (its CEL rules aside).
 type decodedObject struct {
-	unknown []string     // the fields pruning dropped
-	coerce  *field.Error // embedded object metadata that does not decode
+	unknown []string           // the fields pruning dropped
+	given   *manifest.Defaults // the values defaulting gave
+	coerce  *field.Error       // embedded object metadata that does not decode
 	errs    field.ErrorList
 }
 
@@ -448,9 +452,24 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 			out.coerce = ferr
 			return out
 		}
+		var before any
+		if w.defaults {
+			before = runtime.DeepCopyJSONValue(u) // rare: the library's defaulting records nothing
+		}
 		structuraldefaulting.Default(u, s)
-	} else {
-		w.applyDefaults(u)
+		if w.defaults {
+			r := builders.Get().(*givenDefaults)
+			r.diff(before, u)
+			out.given = r.b.Defaults()
+			r.b.Reset()
+			builders.Put(r)
+		}
+	} else if w.defaults {
+		r := builders.Get().(*givenDefaults)
+		w.applyDefaults(u, r)
+		out.given = r.b.Defaults()
+		r.b.Reset()
+		builders.Put(r)
 	}
 	if !shortcuts || !v.fast.valid(u) {
 		out.errs = append(out.errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
@@ -463,6 +482,10 @@ func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
 	}
 	return out
 }
+
+// builders are reused: each object's defaults are recorded in one, then
+// copied out at their size.
+var builders = sync.Pool{New: func() any { return new(givenDefaults) }}
 
 // onceValidator is a kube-openapi schema validator built once and used
 // for every object (it is safe for concurrent use).

@@ -3,6 +3,7 @@ package schema
 import (
 	"sort"
 
+	"github.com/gwpol/gwpol/internal/manifest"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +22,9 @@ import (
 type defaultProp struct {
 	key   string
 	value any
+	// given is value made ready for the typed decoding of the objects it
+	// is given to (manifest.Default), shared by them all.
+	given manifest.Value
 }
 
 type sNode struct {
@@ -66,7 +70,7 @@ func compileWalks(s *structuralschema.Structural) *sNode {
 			n.props[k] = c
 			if p.Default.Object != nil {
 				n.ownDefaults = true
-				n.defaultProps = append(n.defaultProps, defaultProp{k, p.Default.Object})
+				n.defaultProps = append(n.defaultProps, defaultProp{k, p.Default.Object, manifest.NewValue(p.Default.Object)})
 				n.nullDefault = n.nullDefault || hasNull(p.Default.Object)
 			}
 			n.absorb(c)
@@ -168,8 +172,9 @@ func (n *sNode) nothingToPrune(x any, root bool) bool {
 // applyDefaults is defaulting.Default(x, n.s) for a value with no null
 // and a schema whose defaults hold none (the library's null handling has
 // nothing to do then): each absent property with a default gets a copy
-// of it, at every node, walking only where a default lies below.
-func (n *sNode) applyDefaults(x any) {
+// of it, at every node, walking only where a default lies below. Each
+// value given is recorded in r (nil: not recorded).
+func (n *sNode) applyDefaults(x any, r *givenDefaults) {
 	if !n.defaults {
 		return
 	}
@@ -178,18 +183,79 @@ func (n *sNode) applyDefaults(x any) {
 		for _, d := range n.defaultProps {
 			if _, found := x[d.key]; !found {
 				x[d.key] = runtime.DeepCopyJSONValue(d.value)
+				r.add(manifest.Step{Key: d.key, Index: -1}, d.given)
 			}
 		}
 		for k, v := range x {
 			if c := n.child(k); c != nil && c.defaults {
-				c.applyDefaults(v)
+				r.push(manifest.Step{Key: k, Index: -1})
+				c.applyDefaults(v, r)
+				r.pop()
 			}
 		}
 	case []any:
 		if n.items != nil && n.items.defaults {
-			for _, v := range x {
-				n.items.applyDefaults(v)
+			for i, v := range x {
+				r.push(manifest.Step{Index: i})
+				n.items.applyDefaults(v, r)
+				r.pop()
 			}
+		}
+	}
+}
+
+// givenDefaults records the values defaulting gives an object's fields
+// (manifest.Defaults), a field before the fields below it. A nil
+// *givenDefaults records nothing.
+type givenDefaults struct{ b manifest.DefaultsBuilder }
+
+func (r *givenDefaults) push(s manifest.Step) {
+	if r != nil {
+		r.b.Push(s)
+	}
+}
+
+func (r *givenDefaults) pop() {
+	if r != nil {
+		r.b.Pop()
+	}
+}
+
+func (r *givenDefaults) add(s manifest.Step, v manifest.Value) {
+	if r != nil {
+		r.b.Add(s, v)
+	}
+}
+
+// diff records the values after holds that before, the same value before
+// the library's defaulting, does not (or holds as null): what the
+// defaulting gave.
+func (r *givenDefaults) diff(before, after any) {
+	switch a := after.(type) {
+	case map[string]any:
+		b, _ := before.(map[string]any)
+		keys := make([]string, 0, len(a))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // a field before the fields below it; siblings in one order
+		for _, k := range keys {
+			bv, found := b[k]
+			switch {
+			case !found || bv == nil && a[k] != nil:
+				r.add(manifest.Step{Key: k, Index: -1}, manifest.NewValue(a[k]))
+			default:
+				r.push(manifest.Step{Key: k, Index: -1})
+				r.diff(bv, a[k])
+				r.pop()
+			}
+		}
+	case []any:
+		b, _ := before.([]any)
+		for i := range min(len(a), len(b)) {
+			r.push(manifest.Step{Index: i})
+			r.diff(b[i], a[i])
+			r.pop()
 		}
 	}
 }

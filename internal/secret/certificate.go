@@ -98,6 +98,24 @@ func CertificatesPEM(b []byte) error {
 	return err
 }
 
+// CleanedChainPEM is a certificate chain that is not secret (a policy's
+// own text) as client-go's cert.ParseCertsPEM and cert.EncodeCertificates
+// write it again: its CERTIFICATE blocks only, each re-encoded from the
+// certificate it parses as, other blocks and text around them left out.
+// kgateway's CleanedSslKeyPair writes a client certificate chain in this
+// form once it has checked it; an error when the chain does not parse.
+func CleanedChainPEM(b []byte) (string, error) {
+	certs, err := certificates(NewValue(b))
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	for _, c := range certs {
+		out.Write(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw}))
+	}
+	return out.String(), nil
+}
+
 // blockTypes lists the PEM block types of v as a message may name them.
 func blockTypes(v Value) string {
 	data := v.bytes()

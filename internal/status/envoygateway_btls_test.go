@@ -156,3 +156,59 @@ spec:
   - matches: [{path: {value: /r2}}]
     backendRefs: [{name: ` + svc + fmt.Sprintf(", port: %d}]\n", port)
 }
+
+// TestEnvoyGatewayBackendTLSPolicyAncestorPort: the ancestor Envoy
+// Gateway reports a BackendTLSPolicy against for a route's destination is
+// the route's parentRef as written, its port too (route.go:
+// processDestination passes the parentRef's group, kind, namespace, name,
+// sectionName and port to applyBackendTLSSetting), whether or not a
+// listener has that port; entries are told apart without the port
+// (status.ancestorRefsEqual), so of two parentRefs to one Gateway that
+// differ only in their port the first is the ancestor. A policy
+// Conflicted on it takes the same reference. Each shape was checked with
+// egctl x translate v1.9.0.
+func TestEnvoyGatewayBackendTLSPolicyAncestorPort(t *testing.T) {
+	const ok = "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"
+	gw := egPlatform("infra", "  listeners:\n  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n"+
+		"  - {name: alt, protocol: HTTP, port: 8080, hostname: alt.example.com, allowedRoutes: {namespaces: {from: All}}}\n") +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{name: http, port: 8080}, {name: https, port: 8443}]}\n"
+	policy := func(name, target string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+			"  targetRefs: [" + target + "]\n  validation: {hostname: a.example.com, wellKnownCACertificates: System}\n"
+	}
+	const whole, https = "{group: '', kind: Service, name: svc}", "{group: '', kind: Service, name: svc, sectionName: https}"
+	for _, tc := range []struct {
+		name, parentRefs, policies string
+		want                       []string // "POLICY @ ANCESTOR: conditions"
+	}{
+		{name: "a parentRef with a port", parentRefs: "[{name: gw, namespace: infra, port: 80}]", policies: policy("p", whole),
+			want: []string{"p @ Gateway/infra/gw:80: " + ok}},
+		{name: "a parentRef with a sectionName and a port, the policy on the Service port", parentRefs: "[{name: gw, namespace: infra, sectionName: http, port: 80}]",
+			policies: policy("p", https), want: []string{"p @ Gateway/infra/gw#http:80: " + ok}},
+		{name: "a port no listener has", parentRefs: "[{name: gw, namespace: infra, port: 9999}]", policies: policy("p", whole),
+			want: []string{"p @ Gateway/infra/gw:9999: " + ok}},
+		{name: "two parentRefs differing in the port: the first", parentRefs: "[{name: gw, namespace: infra, port: 8080}, {name: gw, namespace: infra, port: 80}]",
+			policies: policy("p", https), want: []string{"p @ Gateway/infra/gw:8080: " + ok}},
+		{name: "no port", parentRefs: "[{name: gw, namespace: infra}]", policies: policy("p", https),
+			want: []string{"p @ Gateway/infra/gw: " + ok}},
+		{name: "a later policy Conflicted on the ancestor with its port", parentRefs: "[{name: gw, namespace: infra, port: 80}]",
+			policies: policy("p", whole) + policy("q", whole),
+			want:     []string{"p @ Gateway/infra/gw:80: " + ok, "q @ Gateway/infra/gw:80: Accepted=False/Conflicted"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := gw + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n" +
+				"  parentRefs: " + tc.parentRefs + "\n  rules: [{backendRefs: [{name: svc, port: 8443}]}]\n" + tc.policies
+			got, _ := egStatuses(status.Compute(compileFull(t, docs).Result, status.Options{}))
+			var ancs []string
+			for k, v := range got {
+				if rest, ok := strings.CutPrefix(k, "BackendTLSPolicy/app/"); ok {
+					ancs = append(ancs, rest+": "+v)
+				}
+			}
+			slices.Sort(ancs)
+			if !slices.Equal(ancs, tc.want) {
+				t.Errorf("ancestors %q, want %q", ancs, tc.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -140,9 +141,10 @@ type AncestorRef struct {
 	Namespace   string `json:"namespace,omitempty"`
 	Name        string `json:"name"`
 	SectionName string `json:"sectionName,omitempty"`
+	Port        int32  `json:"port,omitempty"`
 }
 
-// String is Kind/ns/name[#section].
+// String is Kind/ns/name[#section][:port].
 func (a AncestorRef) String() string {
 	s := a.Kind + "/" + a.Name
 	if a.Namespace != "" {
@@ -150,6 +152,9 @@ func (a AncestorRef) String() string {
 	}
 	if a.SectionName != "" {
 		s += "#" + a.SectionName
+	}
+	if a.Port != 0 {
+		s += ":" + strconv.Itoa(int(a.Port))
 	}
 	return s
 }
@@ -241,6 +246,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
+			if gw.NoListenerStatus {
+				break // its controller writes none
+			}
 			lc := l.Conditions // the verdict of the listener's controller
 			if ownConds {
 				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))
@@ -450,7 +458,7 @@ func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus,
 	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
 	for _, a := range as {
 		ref := ancestorOf(a.Ancestor)
-		ref.SectionName = a.Section
+		ref.SectionName, ref.Port = a.Section, a.Port
 		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
@@ -469,7 +477,7 @@ func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorSta
 	for _, ctrl := range slices.Sorted(maps.Keys(fa)) {
 		for _, a := range fa[ctrl] {
 			ref := ancestorOf(a.Ancestor)
-			ref.SectionName = a.Section
+			ref.SectionName, ref.Port = a.Section, a.Port
 			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ControllerName: ctrl, Conditions: conv(a.Conditions)})
 		}
 	}

@@ -28,6 +28,19 @@ type ClassVerdict struct {
 	// Why says why, in words a note can end with.
 	Refused bool
 	Why     string
+	// Gateway, on a class the controller accepts, is what it writes on
+	// each of the class's Gateways: Conditions over translation's own of
+	// their types (Gateway.Reported), and NoListenerStatus when it writes
+	// no listener status at all (Gateway.NoListenerStatus). Zero: the
+	// Gateway API's conditions stand.
+	Gateway GatewayReport
+}
+
+// GatewayReport is what a controller without a Controller of its own in
+// gwpol writes on the Gateways of a class it accepts (ClassVerdict).
+type GatewayReport struct {
+	Conditions       []metav1.Condition
+	NoListenerStatus bool
 }
 
 // ClassJudge is a controller's verdict on a GatewayClass (Options.Classes);

@@ -123,6 +123,9 @@ type Gateway struct {
 	// once when the graph is built; nil when it writes none. Status and
 	// explain read them (GatewayConditions).
 	Reported []metav1.Condition
+	// NoListenerStatus: the controller of its class writes no listener
+	// status on it (ClassVerdict.Gateway); status reports none.
+	NoListenerStatus bool
 	// portHosts counts, per port, the listeners with each hostname, when
 	// its controller makes them exclusive
 	// (Controller.ExclusiveListenerHostnames); nil otherwise.
@@ -204,6 +207,34 @@ func (l *Listener) Ancestor() model.Key {
 		return l.Set.Key()
 	}
 	return l.Gateway.Key()
+}
+
+// Programmed reports whether the listener gets Envoy filter chains: not
+// Conflicted, served by its controller (Unserved empty), and of a
+// protocol served over TCP with chains (HTTP, HTTPS, TCP, TLS; a UDP
+// listener has none: render builds it an Envoy listener of its own).
+func (l *Listener) Programmed() bool {
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
+		return !l.Conflicted && l.Unserved == ""
+	}
+	return false
+}
+
+// SharesPort reports whether another programmed listener of its Gateway
+// (its ListenerSets' included) listens on its port: they are served by
+// one Envoy listener, whose settings only the whole Gateway's policies
+// make, and HTTP listeners there share one filter chain.
+func (l *Listener) SharesPort() bool {
+	if l.Gateway == nil {
+		return false
+	}
+	for _, o := range l.Gateway.Listeners {
+		if o != l && o.Port == l.Port && o.Programmed() {
+			return true
+		}
+	}
+	return false
 }
 
 // ID names a listener for messages: ns/gateway/listener.
@@ -398,6 +429,10 @@ func Build(m *model.Model, opt Options) *Graph {
 			var ds []diag.Diagnostic
 			gw.Reported, ds = report(m, mg)
 			g.Diagnostics = append(g.Diagnostics, ds...)
+		}
+		if v := g.Classes[string(mg.Spec.GatewayClassName)]; v != nil && !v.Refused {
+			gw.Reported = append(gw.Reported, v.Gateway.Conditions...)
+			gw.NoListenerStatus = v.Gateway.NoListenerStatus
 		}
 		for i, l := range mg.Spec.Listeners {
 			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})

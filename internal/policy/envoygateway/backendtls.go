@@ -263,6 +263,7 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 	if err != nil || json.Unmarshal(raw, &v) != nil {
 		return policy.Judgement{} // the kind's decode reports it
 	}
+	unreached := unreachedBackends(p, env)
 	msg := ""
 	if v.WellKnownCACertificates == nil || *v.WellKnownCACertificates != "System" {
 		refs := make([]model.Key, len(v.CACertificateRefs))
@@ -275,7 +276,7 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 		return policy.Judgement{Conditions: []policy.Condition{
 			{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all the Object references."},
 			{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Policy has been accepted."},
-		}, Conflicted: backendTLSConflicted}
+		}, Conflicted: backendTLSConflicted, Unreached: unreached}
 	}
 	msg = conditionMessage(msg)
 	resolved := "InvalidCACertificateRef"
@@ -293,7 +294,39 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 		},
 		Invalid:    []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)},
 		Conflicted: backendTLSConflicted,
+		Unreached:  unreached,
 	}
+}
+
+// unreachedBackends are the Backends p targets whose own TLS settings
+// Envoy Gateway refuses (backendOwnTLSProblem), with its error:
+// applyBackendTLSSetting reads a Backend's CA certificates and client
+// certificate before it calls processBackendTLSPolicy, and returns on
+// their error, so no destination to such a Backend — a route's or a
+// calling policy's — ever looks for p: p gets no ancestor there, and its
+// own references are not judged there. Nil when there are none.
+func unreachedBackends(p *policy.Policy, env *policy.Env) map[model.Key]string {
+	var out map[model.Key]string
+	for _, t := range p.Targets {
+		if t.Group != Group || t.Kind != backend.Kind {
+			continue
+		}
+		k := targetKey(p, t)
+		if _, done := out[k]; done {
+			continue
+		}
+		spec, _ := readBackend(env, env.Model, k.Namespace, k.Name)
+		if spec == nil || spec.TLS == nil {
+			continue
+		}
+		if msg := backendOwnTLSProblem(env, k, spec); msg != "" {
+			if out == nil {
+				out = map[model.Key]string{}
+			}
+			out[k] = msg
+		}
+	}
+	return out
 }
 
 // backendTLSConflicted is what Envoy Gateway writes on a BackendTLSPolicy

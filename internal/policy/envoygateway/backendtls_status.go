@@ -58,7 +58,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
-			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
+			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Port: e.port, Gateway: e.gateway, Conditions: e.conds})
 		}
 	}
 	return out
@@ -75,11 +75,15 @@ type btlsRun struct {
 	rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
 }
 
-// btlsEntry is one ancestor of a policy: a route's parentRef (a Gateway
-// and its sectionName) or a calling policy.
+// btlsEntry is one ancestor of a policy: a route's parentRef (a Gateway,
+// its sectionName and port) or a calling policy. Entries are told apart
+// without the port (status.ancestorRefsEqual compares group, kind,
+// namespace, name and sectionName): the first parentRef reported keeps
+// its port, a later one differing only there adds nothing.
 type btlsEntry struct {
 	key     model.Key
 	section string
+	port    int32
 	gateway *topology.Gateway
 	conds   []metav1.Condition
 }
@@ -96,7 +100,8 @@ func targetKey(p *policy.Policy, t policy.TargetRef) model.Key {
 // Gateways), skipping a backendRef it builds no destination for (one
 // that does not resolve, that its route verdict refuses for anything but
 // its TLS — validateBackendRef fails before the TLS is looked at —, or of
-// weight 0), in its processing order of route kinds.
+// weight 0) or whose Backend's own TLS fails before the policy is looked
+// for (reaches), in its processing order of route kinds.
 func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) {
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
@@ -125,6 +130,10 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 				}
 				anc := model.Key{Group: deref(p.Ref.Group), Kind: deref(p.Ref.Kind), Namespace: deref(p.Ref.Namespace), Name: string(p.Ref.Name)}
 				section := deref(p.Ref.SectionName)
+				port := int32(0)
+				if p.Ref.Port != nil {
+					port = int32(*p.Ref.Port)
+				}
 				for _, rule := range rt.Rules {
 					for i, b := range rule.Backends {
 						if !b.Resolved || b.BackendRef == nil || b.Weight == 0 ||
@@ -135,8 +144,8 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 							continue
 						}
 						k := routeBackendKey(b)
-						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil {
-							s.report(gp, anc, section, p.Gateway)
+						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil && reaches(gp, k) {
+							s.report(gp, anc, section, port, p.Gateway)
 						}
 					}
 				}
@@ -154,7 +163,8 @@ func routeBackendKey(b *topology.Backend) model.Key {
 // extension services of the controller's SecurityPolicies and
 // EnvoyExtensionPolicies that found a target (ext_service.go: the owner
 // policy is the parent), to backends the input holds (the service of a
-// missing one is refused before its TLS is looked at).
+// missing one is refused before its TLS is looked at) and whose own TLS
+// does not fail first (reaches).
 func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 	for _, kind := range []*Kind{securityPolicy, envoyExtensionPolicy} {
 		for _, c := range callers {
@@ -174,12 +184,20 @@ func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 				if r.Port != nil {
 					port = *r.Port
 				}
-				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil {
-					s.report(gp, anc, "", nil)
+				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil && reaches(gp, k) {
+					s.report(gp, anc, "", 0, nil)
 				}
 			})
 		}
 	}
+}
+
+// reaches: a destination to backend k looks for the policy governing it
+// — the Backend's own TLS settings did not fail first (the judgement's
+// Unreached, applyBackendTLSSetting's order). The same for every policy
+// on k, so the governing one's judgement says it.
+func reaches(p *policy.Policy, k model.Key) bool {
+	return p.Judgements[ControllerName].Reaches(k)
 }
 
 // governing is getBackendTLSPolicy: the first policy naming the
@@ -203,7 +221,7 @@ func (s *btlsRun) governing(k model.Key, section string) *policy.Policy {
 
 // report adds the ancestor to p's entries (once), with the controller's
 // verdict on p's references (its Judgement).
-func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, gw *topology.Gateway) {
+func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port int32, gw *topology.Gateway) {
 	if slices.ContainsFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == anc && e.section == section }) {
 		return
 	}
@@ -214,7 +232,7 @@ func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, gw *to
 	if conds == nil {
 		return // the kind's decode refused it: no destination takes it
 	}
-	s.entries[p] = append(s.entries[p], &btlsEntry{key: anc, section: section, gateway: gw, conds: conds})
+	s.entries[p] = append(s.entries[p], &btlsEntry{key: anc, section: section, port: port, gateway: gw, conds: conds})
 }
 
 // conflicts is ProcessBackendTLSPolicyStatus: a policy whose targetRef
@@ -236,7 +254,7 @@ func (s *btlsRun) conflicts() {
 			for _, fe := range s.entries[first] {
 				i := slices.IndexFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == fe.key && e.section == fe.section })
 				if i < 0 {
-					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, gateway: fe.gateway})
+					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, port: fe.port, gateway: fe.gateway})
 					i = len(s.entries[p]) - 1
 				}
 				e := s.entries[p][i]

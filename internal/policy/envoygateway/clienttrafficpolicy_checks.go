@@ -100,7 +100,10 @@ func refineListenerScope(p *policy.Policy, g *topology.Graph) {
 // or TLS, programmed), one it builds as an HTTP listener (HTTP or HTTPS,
 // programmed) and one whose IR terminates TLS (HTTPS, or TLS in Terminate
 // mode, programmed); known is false where a target does not resolve in g.
+// A whole Gateway or ListenerSet covers only the listeners no policy
+// claimed first (claimed): Envoy Gateway skips those.
 func builtListeners(p *policy.Policy, g *topology.Graph) (anyBuilt, httpBuilt, tlsBuilt, known bool) {
+	claims := decoded(p).claims
 	if len(p.Targets) == 0 {
 		return false, false, false, false
 	}
@@ -132,7 +135,7 @@ func builtListeners(p *policy.Policy, g *topology.Graph) (anyBuilt, httpBuilt, t
 			return false, false, false, false
 		}
 		for _, l := range ls {
-			if t.Section != "" && string(l.Name) != t.Section {
+			if t.Section != "" && string(l.Name) != t.Section || t.Section == "" && claimed(claims, t.Kind, l) {
 				continue
 			}
 			built, http, tls := listenerBuilds(l)
@@ -140,6 +143,69 @@ func builtListeners(p *policy.Policy, g *topology.Graph) (anyBuilt, httpBuilt, t
 		}
 	}
 	return anyBuilt, httpBuilt, tlsBuilt, true
+}
+
+// listenerClaim names what a ClientTrafficPolicy's targetRef takes
+// before any policy on a whole Gateway or ListenerSet: a Gateway's or
+// ListenerSet's listener by sectionName, or a whole ListenerSet (section
+// "").
+type listenerClaim struct {
+	owner   model.Key
+	section string
+}
+
+// ctpClaimsKey is the Env.Memo key of ctpClaims.
+type ctpClaimsKey struct{}
+
+// ctpClaims are the listeners the input's ClientTrafficPolicies claim
+// before a policy on a whole Gateway or ListenerSet is translated
+// (ProcessClientTrafficPolicies' claimedSections): each one a targetRef
+// (targetRef or targetRefs) names by sectionName — whether the policy is
+// valid or not, and the first of two on one listener alike, as the later
+// one is Conflicted there —, and each ListenerSet a targetRef names
+// whole, whose listeners a policy on its Gateway skips. Built once per
+// pass from the input's policies.
+func ctpClaims(env *policy.Env) map[listenerClaim]bool {
+	return env.Memo(ctpClaimsKey{}, func() any {
+		type ref struct {
+			Group       string `json:"group"`
+			Kind        string `json:"kind"`
+			Name        string `json:"name"`
+			SectionName string `json:"sectionName"`
+		}
+		out := map[listenerClaim]bool{}
+		for _, o := range env.Model.OfKind(model.GroupKind{Group: Group, Kind: clientTrafficPolicy.name}) {
+			var t struct {
+				TargetRef  *ref  `json:"targetRef"`
+				TargetRefs []ref `json:"targetRefs"`
+			}
+			if o.DecodeField("spec", &t) != nil {
+				continue
+			}
+			refs := t.TargetRefs
+			if t.TargetRef != nil {
+				refs = append(refs, *t.TargetRef)
+			}
+			for _, r := range refs {
+				if r.Group != gwv1.GroupName || r.Kind != "ListenerSet" && (r.Kind != "Gateway" || r.SectionName == "") {
+					continue
+				}
+				out[listenerClaim{owner: model.GatewayAPIKey(r.Kind, o.Namespace, r.Name), section: r.SectionName}] = true
+			}
+		}
+		return out
+	}).(map[listenerClaim]bool)
+}
+
+// claimed: a policy on a whole object of kind (Gateway or ListenerSet)
+// skips listener l, which a policy claimed first (ctpClaims): by its
+// sectionName, or, from a Gateway, its ListenerSet's listener or whole
+// ListenerSet.
+func claimed(claims map[listenerClaim]bool, kind string, l *topology.Listener) bool {
+	if l.Set != nil && (claims[listenerClaim{owner: l.Set.Key(), section: string(l.Name)}] || kind == "Gateway" && claims[listenerClaim{owner: l.Set.Key()}]) {
+		return true
+	}
+	return kind == "Gateway" && l.Set == nil && l.Gateway != nil && claims[listenerClaim{owner: l.Gateway.Key(), section: string(l.Name)}]
 }
 
 // listenerBuilds says whether Envoy Gateway has an HTTP or TCP IR

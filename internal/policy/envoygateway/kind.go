@@ -165,6 +165,10 @@ type data struct {
 	// every listener it has an HTTP or TCP IR listener for
 	// (refineListenerScope).
 	httpOnly, tlsOnly, common []diag.Diagnostic
+	// claims are the listeners the input's ClientTrafficPolicies claim
+	// before one on a whole Gateway or ListenerSet is translated
+	// (ctpClaims; the one index of the pass, shared).
+	claims map[listenerClaim]bool
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
@@ -219,6 +223,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
 	p.Targets = targets(t)
+	if k == clientTrafficPolicy {
+		d.claims = ctpClaims(env)
+	}
 	for i, sel := range t.TargetSelectors {
 		if sel.Namespaces != nil {
 			if d.namespaces == nil {
@@ -452,6 +459,19 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// Gateway meet; HTTP listeners on a port share one.
 	GatewayMergeProtocols: []string{"HTTPS"},
 	TLSOptions:            tlsOptions,
+	// A route rule's cluster is named after the rule alone
+	// (gatewayapi route.go: irRouteDestinationName), and the xDS
+	// translator adds a cluster once per name: addXdsCluster returns
+	// early when findXdsCluster finds it, for every processXdsCluster
+	// of the IR's HTTP listeners in order (xds translator translator.go:
+	// processHTTPListenerXdsTranslation → addRouteToRouteConfig). The
+	// rule's route on the first listener serving it shapes the cluster
+	// every route of the rule sends to — with mergeBackends, every route
+	// whose policies below the Gateway write clusters; the others send
+	// to the backend's merged cluster (gatewayapi route.go:
+	// routeDestinationForListener, hasClusterSettingsBelowGateway).
+	RuleClusterOnce: ruleClusterMode,
+	ListenerOrder:   listenerOrder,
 	// A rule's ExtensionRef must name an HTTPRouteFilter or a kind the
 	// extension manager registers (helpers.go: ValidateHTTPRouteFilter,
 	// "unknown kind G/K"; filters.go: processInvalidHTTPFilter answers the

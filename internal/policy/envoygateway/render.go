@@ -57,6 +57,8 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.circuitBreaker":    typed[*egv1a1.CircuitBreaker]("circuitBreaker", renderCircuitBreaker),
 	"BackendTrafficPolicy.loadBalancer":      typed[*egv1a1.LoadBalancer]("loadBalancer", renderLoadBalancer),
 	"BackendTrafficPolicy.useClientProtocol": typed[*bool]("useClientProtocol", renderUseClientProtocol),
+	"BackendTrafficPolicy.http2":             typed[*egv1a1.HTTP2Settings]("http2", renderUpstreamHTTP2),
+	"BackendTrafficPolicy.admissionControl":  typed[*egv1a1.AdmissionControl]("admissionControl", renderAdmissionControl),
 	"BackendTrafficPolicy.dns":               typed[*egv1a1.DNS]("dns", renderDNS),
 	"BackendTrafficPolicy.routingType":       typed[*egv1a1.RoutingType]("routingType", renderRoutingType),
 	"BackendTrafficPolicy.timeout":           typed[*egv1a1.Timeout]("timeout", renderTimeout),

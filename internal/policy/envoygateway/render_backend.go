@@ -70,7 +70,7 @@ func dfpClusterConfig(family clusterv3.Cluster_DnsLookupFamily, refresh time.Dur
 // the host the cluster provides; routes to it refuse loopback hosts
 // (PerRoute); with tls it connects over TLS (dynamicResolverTLS). Other
 // Backend types keep the plain EDS cluster.
-func (k *Kind) BackendCluster(o *manifest.Object, name string, _ policy.Config) (*policy.BackendBuild, error) {
+func (k *Kind) BackendCluster(o *manifest.Object, name string, _ *policy.Env) (*policy.BackendBuild, error) {
 	if o.Group != Group || o.Kind != backend.Kind {
 		return nil, nil
 	}
@@ -151,13 +151,19 @@ const systemCASecret = "system_ca_certificates"
 // the system's CA certificates (wellKnownCACertificates: System): TLS
 // 1.2 to 1.3 verified against the system CAs, SNI and the certificate's
 // name checked against each request's host (the host is only known per
-// request), HTTP/1.1 or HTTP/2 as ALPN decides. Any other tls setting is
-// not rendered yet (unsupported). nil without tls.
+// request), HTTP/1.1 or HTTP/2 as ALPN decides. insecureSkipVerify false
+// (the CRD's default, which the API server writes when tls sets none) is
+// that verification; any other tls setting is not rendered yet
+// (unsupported). nil without tls.
 func dynamicResolverTLS(t *egv1a1.BackendTLSSettings) (*clusterv3.Cluster, error) {
 	if t == nil {
 		return nil, nil
 	}
-	if k := unrenderedFields(t, "wellKnownCACertificates"); k != "" {
+	k := unrenderedFields(t, "wellKnownCACertificates", "insecureSkipVerify")
+	if t.InsecureSkipVerify != nil && *t.InsecureSkipVerify {
+		k = "insecureSkipVerify"
+	}
+	if k != "" {
 		return nil, diag.Errorf(diag.Unsupported, "unsupported(required_capability: envoygateway.Backend.DynamicResolver.tls.%s): not rendered yet", k)
 	}
 	if t.WellKnownCACertificates == nil || *t.WellKnownCACertificates != "System" {

@@ -12,12 +12,12 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // TestBackendCluster: a DynamicResolver Backend is a dynamic forward proxy
 // cluster (with TLS for wellKnownCACertificates System) and brings the
-// loopback RBAC filter; other tls settings are unsupported; other Backend
+// loopback RBAC filter; insecureSkipVerify false is that TLS, and other
+// tls settings are unsupported; other Backend
 // types keep the plain cluster (no build).
 func TestBackendCluster(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,6 +28,10 @@ func TestBackendCluster(t *testing.T) {
 		{"dynamic resolver", "{type: DynamicResolver}", true, false, ""},
 		{"with system CAs", "{type: DynamicResolver, tls: {wellKnownCACertificates: System}}", true, true, ""},
 		{"other tls settings", "{type: DynamicResolver, tls: {caCertificateRefs: [{name: ca}]}}", false, false, diag.Unsupported},
+		// insecureSkipVerify false is the verification rendered (the
+		// CRD's default: the API server writes it beside any tls).
+		{"verified as the CRD defaults", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: false}}", true, true, ""},
+		{"not verified", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: true}}", false, false, diag.Unsupported},
 		{"FQDN", "{type: Endpoints, endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]}", false, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,7 +39,7 @@ func TestBackendCluster(t *testing.T) {
 			if err != nil || len(objs) != 1 {
 				t.Fatalf("parse: %v", err)
 			}
-			build, err := backendTrafficPolicy.BackendCluster(objs[0], "backend_app_b_0", policy.Config{})
+			build, err := backendTrafficPolicy.BackendCluster(objs[0], "backend_app_b_0", nil)
 			if tc.err != "" {
 				if diag.KindOf(err) != tc.err {
 					t.Fatalf("got %v, %v; want a %s error", build, err, tc.err)

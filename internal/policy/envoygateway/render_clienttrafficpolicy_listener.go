@@ -299,6 +299,20 @@ func applyXFCC(x *egv1a1.XForwardedClientCert, m *hcmv3.HttpConnectionManager) e
 // Envoy Gateway's: window sizes, the stream limit, whether an invalid
 // message ends only its stream or the connection, and PING keepalive.
 func renderClientHTTP2(h *egv1a1.HTTP2Settings, _ policyName, at placement) ([]policy.Fragment, error) {
+	o, err := http2Settings(h)
+	if err != nil {
+		return nil, err
+	}
+	return listenerSettings("http2", at, policy.Fragment{HCM: &hcmv3.HttpConnectionManager{Http2ProtocolOptions: o}}), nil
+}
+
+// http2Settings are HTTP/2 options as Envoy Gateway builds them, for the
+// clients' connections and the backends' alike (gatewayapi http.go
+// buildIRHTTP2Settings; xds translator listener.go and cluster.go
+// buildHTTP2Settings): the window sizes given, the stream limit, whether
+// an invalid message ends only its stream or the connection, and PING
+// keepalive.
+func http2Settings(h *egv1a1.HTTP2Settings) (*corev3.Http2ProtocolOptions, error) {
 	if h == nil {
 		h = &egv1a1.HTTP2Settings{}
 	}
@@ -350,7 +364,7 @@ func renderClientHTTP2(h *egv1a1.HTTP2Settings, _ policyName, at placement) ([]p
 		}
 		o.ConnectionKeepalive = ka
 	}
-	return listenerSettings("http2", at, policy.Fragment{HCM: &hcmv3.HttpConnectionManager{Http2ProtocolOptions: o}}), nil
+	return o, nil
 }
 
 // renderGRPC: gRPC-Web (browsers' gRPC) translated on every route of the

@@ -359,6 +359,63 @@ func renderUseClientProtocol(on *bool, _ policyName) ([]policy.Fragment, error) 
 	return clusterFragment(c), nil
 }
 
+// renderUpstreamHTTP2 is a BackendTrafficPolicy's HTTP/2 options of the
+// upstream connections, which Envoy Gateway writes only where the cluster
+// speaks HTTP/2 (xds translator cluster.go
+// buildTypedExtensionProtocolOptions: the explicit HTTP/2 options of a
+// gRPC or h2c backend, and the HTTP/2 half of a cluster speaking the
+// client's protocol): those options become the policy's, with Envoy
+// Gateway's window sizes where it gives none (buildHTTP2Settings). A
+// cluster speaking HTTP/1.1 keeps its options, and the policy stays
+// accepted. It is a finishing step (policy.Fragment.ClusterFinish): what
+// the cluster speaks is known once every field has shaped it.
+func renderUpstreamHTTP2(h *egv1a1.HTTP2Settings, _ policyName) ([]policy.Fragment, error) {
+	o, err := http2Settings(h)
+	if err != nil {
+		return nil, err
+	}
+	w := http2Windows()
+	if o.InitialStreamWindowSize == nil {
+		o.InitialStreamWindowSize = w.InitialStreamWindowSize
+	}
+	if o.InitialConnectionWindowSize == nil {
+		o.InitialConnectionWindowSize = w.InitialConnectionWindowSize
+	}
+	return []policy.Fragment{{ClusterFinish: func(m proto.Message) { withHTTP2Options(m, o) }}}, nil
+}
+
+// withHTTP2Options makes o the HTTP/2 options of a cluster whose upstream
+// HTTP protocol options have HTTP/2 ones (explicit HTTP/2, the protocol
+// of the client's connection, or automatic); another cluster is left as
+// it is.
+func withHTTP2Options(m proto.Message, o *corev3.Http2ProtocolOptions) {
+	c, ok := m.(*clusterv3.Cluster)
+	if !ok {
+		return
+	}
+	a := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]
+	opts := &upstreamhttpv3.HttpProtocolOptions{}
+	if a == nil || a.UnmarshalTo(opts) != nil {
+		return
+	}
+	switch u := opts.UpstreamProtocolOptions.(type) {
+	case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
+		if _, h2 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions); !h2 {
+			return
+		}
+		u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: proto.Clone(o).(*corev3.Http2ProtocolOptions)}
+	case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
+		u.UseDownstreamProtocolConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
+	case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
+		u.AutoConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
+	default:
+		return
+	}
+	if b, err := anypb.New(opts); err == nil {
+		c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = b
+	}
+}
+
 // http2Windows are Envoy Gateway's upstream HTTP/2 window sizes (1 MiB
 // per connection, 64 KiB per stream).
 func http2Windows() *corev3.Http2ProtocolOptions {

@@ -313,7 +313,8 @@ func egListenerName(s policy.RouteSite) string {
 
 // egRouteName is Envoy Gateway's name of a route:
 // <kind>/<namespace>/<name>/rule/<i>/match/<j>/<hostname, dots as _>
-// (match -1 for a rule without matches).
+// (match -1 for a rule without matches: not an HTTPRoute's, whose CRD
+// gives such a rule the match PathPrefix /).
 func egRouteName(s policy.RouteSite) string {
 	return strings.ToLower(s.Kind) + "/" + s.Namespace + "/" + s.Name + "/rule/" + strconv.Itoa(s.Rule) +
 		"/match/" + strconv.Itoa(s.Match) + "/" + strings.ReplaceAll(s.Hostname, ".", "_")

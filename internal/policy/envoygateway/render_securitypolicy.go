@@ -403,12 +403,20 @@ type extAuth struct {
 }
 
 type extAuthService struct {
-	BackendRef  *backendRef  `json:"backendRef"`
-	BackendRefs []backendRef `json:"backendRefs"`
-	Path        *string      `json:"path"`
+	BackendRef  *backendRef          `json:"backendRef"`
+	BackendRefs []weightedBackendRef `json:"backendRefs"`
+	Path        *string              `json:"path"`
 	// HeadersToBackend (http only) are the authorization response's
 	// headers Envoy copies onto the request to the backend.
 	HeadersToBackend []string `json:"headersToBackend"`
+}
+
+// weightedBackendRef is an entry of backendRefs as renderExtAuth reads
+// it: its weight too (clusterRefs), which the CRD defaults to 1 — 0 makes
+// the backend one Envoy Gateway builds no destination for.
+type weightedBackendRef struct {
+	backendRef
+	Weight *int32 `json:"weight"`
 }
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per

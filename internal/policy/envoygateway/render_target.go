@@ -30,6 +30,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// sits after JWT authentication, before buffering and the extensions
 	// (xds translator httpfilters.go: newOrderedHTTPFilter).
 	SessionFilterOrder: orderStatefulSession,
+	// and the session's cookie or header is named after the route's rule
+	// unless the rule names it (render_session.go).
+	SessionPersistence: sessionPersistence,
 	// A RequestMirror copies requests to the destination it builds for
 	// its backendRef, an Envoy Gateway Backend too (gatewayapi filters.go:
 	// processRequestMirrorFilter → processDestination), with the Host
@@ -59,6 +62,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// A Service port's upstream protocol: the route kind's, refined by
 	// the port's appProtocol (render_mirror.go).
 	ServiceHTTP2: serviceHTTP2,
+	// A cluster speaking HTTP/2 gets Envoy Gateway's window sizes (xds
+	// translator cluster.go buildHTTP2Settings).
+	UpstreamHTTP2: http2Windows(),
 	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
 	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
 	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),

@@ -822,6 +822,13 @@ func (s *statusRun) managed(gw *topology.Gateway) bool {
 // Gateway writes whether the policy is valid or not) on an entry, where
 // invalid are the policy's findings on the target (invalidOn).
 func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entry, c *claim) {
+	if len(invalid) > 0 && c != nil && s.kind.bySection && (c.target.level == levelGateway || c.target.level == levelSet) && len(s.perListenerParts(p, invalid, c)) == 0 {
+		// ProcessClientTrafficPolicies' errors on a whole Gateway or
+		// ListenerSet are its listeners' translations' alone: none
+		// translated with an error (each claimed first, or building none
+		// of the settings at fault) leaves it accepted there
+		invalid = nil
+	}
 	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	} else {
@@ -1078,6 +1085,14 @@ func (s *statusRun) relate() {
 			}
 		}
 	}
+	if s.kind.bySection {
+		for _, c := range s.byGateway {
+			s.replacedWhole(c)
+		}
+		for _, c := range s.bySet {
+			s.replacedWhole(c)
+		}
+	}
 	for _, rc := range s.routeClaims {
 		s.relateRoute(rc)
 	}
@@ -1098,6 +1113,29 @@ func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
 	msg := fmt.Sprintf("%s %s/%s targets listener %s and replaces this policy there whole", s.kind.name, by.policy.Obj.Namespace, by.policy.Obj.Name, l.ID())
 	s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden", Message: msg, By: by.policy,
 		Why: "it targets the listener itself, which is more specific"})
+}
+
+// replacedWhole records that a Gateway's or ListenerSet's policy (claim
+// c) every listener of which a more specific policy took (replaced) is
+// translated on none: Envoy Gateway skips each claimed section, so the
+// policy applies nowhere there — not on the Gateway's (or set's) whole
+// either, which merge and render then leave it out of.
+func (s *statusRun) replacedWhole(c *claim) {
+	covered := s.listenersOf(c.target)
+	if len(covered) == 0 || s.rejected[c.policy] == nil {
+		return
+	}
+	var by *policy.Rejection
+	for _, l := range covered {
+		rj := s.rejected[c.policy][policy.TargetKey{Listener: l}]
+		if rj == nil || rj.Verdict != policy.VerdictOverridden {
+			return
+		}
+		by = rj
+	}
+	s.reject(c.policy, c.target.key(), &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden",
+		Message: fmt.Sprintf("every listener it covers is targeted by a more specific %s (as %s/%s), which replaces it there whole", s.kind.name, by.By.Obj.Namespace, by.By.Obj.Name),
+		By:      by.By, Why: "they target the listeners themselves, which is more specific"})
 }
 
 // relateRoute: a route policy overrides the policies of the scopes its

@@ -26,23 +26,28 @@ const (
 	btlsConflictsWith = "Another BackendTLSPolicy already targets "
 )
 
-// usableCACertificate is how HAPTIC reads one CA certificate reference of
-// a BackendTLSPolicy (GenerateBackendTLSPolicyStatusPatch's hasValid; the
-// backend's bundle in gateway/30-backends.yaml:
-// util-generate-httproute-backends-gateway): in the core group, a
-// ConfigMap of the policy's namespace whose ca.crt is not empty, or a
-// Secret there whose ca.crt is not empty — or, without a ca.crt entry, whose
-// tls.crt is not empty. Any other group or kind is never usable; an
-// object the input lacks but config assumes to exist is.
+// usableCACertificate is how HAPTIC's data plane reads one CA certificate
+// reference of a BackendTLSPolicy (gateway/30-backends.yaml@0c1a6446:
+// util-generate-httproute-backends-gateway and its GRPCRoute sibling,
+// caBundleParts): in the core group, a ConfigMap of the policy's
+// namespace whose ca.crt is not empty, or a Secret there whose ca.crt is
+// not empty — else its tls.crt, when that is not empty (`ok && caCrt !=
+// ""`, then tls.crt: an empty ca.crt does not hide it, where the status
+// says it does, readCACertificate). Any other group or kind is never
+// usable; an object the input lacks but config assumes to exist is.
 func usableCACertificate(m *model.Model, ns string, ref model.Key) (entry string, usable bool) {
-	entry, usable, _ = readCACertificate(m, ns, ref)
+	entry, usable, _ = readCACertificate(m, ns, ref, true)
 	return entry, usable
 }
 
-// readCACertificate is usableCACertificate with why a reference is not
-// usable, as a short phrase — empty for a group or kind HAPTIC does not
-// read.
-func readCACertificate(m *model.Model, ns string, ref model.Key) (entry string, usable bool, why string) {
+// readCACertificate is how HAPTIC reads one CA certificate reference, with
+// why it is not usable as a short phrase (empty for a group or kind HAPTIC
+// does not read). dataPlane: as the backend's bundle takes it
+// (usableCACertificate); else as the policy's status judges it
+// (gateway/73-status-policy.yaml@17c7b135: GenerateBackendTLSPolicyStatusPatch's
+// hasValid: a Secret's ca.crt when it has that entry, not empty, its
+// tls.crt only when it has no ca.crt entry at all).
+func readCACertificate(m *model.Model, ns string, ref model.Key, dataPlane bool) (entry string, usable bool, why string) {
 	if ref.Group != "" && ref.Group != "core" {
 		return "", false, ""
 	}
@@ -67,11 +72,12 @@ func readCACertificate(m *model.Model, ns string, ref model.Key) (entry string, 
 		if s.Assumed {
 			return "ca.crt", true, ""
 		}
-		if v, ok := s.Value("ca.crt"); ok {
-			if v.Len() > 0 {
-				return "ca.crt", true, ""
-			}
-			return "", false, fmt.Sprintf("Secret %s/%s has an empty ca.crt (its tls.crt is then not read)", ns, ref.Name)
+		ca, hasCA := s.Value("ca.crt")
+		if hasCA && ca.Len() > 0 {
+			return "ca.crt", true, ""
+		}
+		if hasCA && !dataPlane {
+			return "", false, fmt.Sprintf("Secret %s/%s has an empty ca.crt, behind which the status does not read tls.crt", ns, ref.Name)
 		}
 		if v, ok := s.Value("tls.crt"); ok && v.Len() > 0 {
 			return "tls.crt", true, ""
@@ -94,6 +100,14 @@ func readCACertificate(m *model.Model, ns string, ref model.Key) (entry string, 
 // while Accepted stays True. A refused policy's backend answers 503
 // (btlsBroken: `http-request return status 503`), which the target's
 // BlackholesInvalidBackendPolicy renders.
+//
+// The status and the backend read a Secret differently: behind an empty
+// ca.crt the backend still trusts the Secret's tls.crt, which the status
+// does not count. A policy the status refuses for that alone (no
+// reference resolves for the status, one does for the backend) is
+// reported refused, as HAPTIC writes it, but not Invalid: its backend
+// forwards over TLS trusting what the data plane reads, as render shows,
+// and a warning (Judgement.Notes) says the two differ.
 func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 	var v struct {
 		CACertificateRefs       []struct{ Group, Kind, Name string } `json:"caCertificateRefs"`
@@ -106,13 +120,18 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 	accepted := policy.Condition{Type: "Accepted", Status: "True", Reason: "Accepted", Message: btlsAccepted}
 	resolved := policy.Condition{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: btlsResolved}
 	var refused, field string
-	var whys []string
+	// whys: why each reference does not resolve for the status; served:
+	// the references the backend trusts all the same (usableCACertificate)
+	var whys, served []string
 	switch {
 	case len(v.CACertificateRefs) > 0:
 		usable, otherKind := false, false
 		for _, r := range v.CACertificateRefs {
 			ref := model.Key{Group: r.Group, Kind: r.Kind, Namespace: p.Obj.Namespace, Name: r.Name}
-			_, ok, why := readCACertificate(env.Model, p.Obj.Namespace, ref)
+			_, ok, why := readCACertificate(env.Model, p.Obj.Namespace, ref, false)
+			if entry, built := usableCACertificate(env.Model, p.Obj.Namespace, ref); built && !ok {
+				served = append(served, fmt.Sprintf("the %s of %s %s/%s", entry, r.Kind, p.Obj.Namespace, r.Name))
+			}
 			switch {
 			case ok:
 				usable = true
@@ -152,11 +171,17 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 		accepted = policy.Condition{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: refused}
 	}
 	j.Conditions = []policy.Condition{accepted, resolved}
-	msg := refused + "; the backend answers 503"
+	because := ""
 	if len(whys) > 0 {
-		msg = refused + " (" + strings.Join(whys, "; ") + "); the backend answers 503"
+		because = " (" + strings.Join(whys, "; ") + ")"
 	}
-	j.Invalid = []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)}
+	if len(served) > 0 {
+		j.Notes = []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, field,
+			"HAPTIC's status refuses the policy: %s%s; yet its backend trusts %s and forwards over TLS (the data plane reads a Secret's tls.crt behind an empty ca.crt, the status does not) — drop the empty ca.crt entry so both agree",
+			refused, because, strings.Join(served, ", "))}
+		return j
+	}
+	j.Invalid = []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s%s; the backend answers 503", refused, because)}
 	return j
 }
 

@@ -20,10 +20,12 @@ const ControllerName = "haproxy-haptic.org/controller"
 // once no rule is partially invalid (ClearsPartiallyInvalid, the same
 // macro's "previous"). GatewayPolicyReference knows no
 // ExtensionRef kind but HAProxyRoutePolicy (and SSL passthrough): another
-// family's policy kind fails the rule as unsupported (OwnKindsOnly).
+// family's policy kind fails the rule as unsupported (OwnKindsOnly). Of
+// the BackendTLSPolicies on a backend the oldest wins, a port's own and
+// the whole Service's alike (backendRank).
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
 	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true,
-	ClearsPartiallyInvalid: true}
+	ClearsPartiallyInvalid: true, BackendRank: backendRank}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key
@@ -45,9 +47,12 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // when the policy is refused (BlackholesInvalidBackendPolicy:
 // gateway/30-backends.yaml@0c1a6446, util-generate-httproute-backends-gateway's
 // btlsBroken, `http-request return status 503`); it is the one backend
-// policy kind HAPTIC reads.
+// policy kind HAPTIC reads. A GRPCRoute's backend is built without the
+// Service port's name (util-generate-grpcroute-backends-gateway leaves
+// portNameForBackend empty), so only the policies on the whole Service
+// reach it, never one naming the port (GRPCBackendsWholeService).
 var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf"),
-	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true,
+	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true, GRPCBackendsWholeService: true,
 	// header values are map entries HAProxy URL-decodes, never log-format
 	// (43-maps-route-filters.yaml@10393603: publishModifiers)
 	LiteralHeaderValues: true}

@@ -36,15 +36,69 @@ type tlsParameters struct {
 	SignatureAlgorithms []string `json:"signatureAlgorithms"`
 }
 
-// tlsData is what kgateway's extractTLSData reads from the Secret or the
-// files: the client certificate and key, and the trusted CA. known is
-// false when the Secret's content is not in the input (config
-// assumeExist, or a Secret written with metadata only): then nothing of
-// it is checked.
-type tlsData struct {
+// tlsSources is what kgateway's extractTLSData reads from the Secret or
+// the files: the client certificate and key, and the trusted CA, an empty
+// value where the source holds none. known is false when the Secret's
+// content is not in the input (config assumeExist, or a Secret written
+// with metadata only, or none found): then nothing of it is checked, and
+// render takes it to hold all three. The status check and render read
+// the sources through readTLSSources, so they cannot disagree.
+type tlsSources struct {
 	cert, key, ca secret.Value
 	known         bool
+	// found: a secretRef's Secret is in the input or assumed to exist.
+	found bool
 }
+
+// readTLSSources reads spec.tls's certificate source as extractTLSData
+// does: the Secret's tls.crt, tls.key and ca.crt (in the policy's
+// namespace, no ReferenceGrant), else the files, whose values the policy
+// holds itself. insecureSkipVerify and wellKnownCACertificates name no
+// source (the CRD takes exactly one of the four).
+func readTLSSources(t tlsSpec, m *model.Model, ns string) tlsSources {
+	var d tlsSources
+	switch {
+	case t.SecretRef != nil:
+		var s *model.Opaque
+		if m != nil {
+			s = m.Secret(ns, t.SecretRef.Name)
+		}
+		if s == nil {
+			return d
+		}
+		d.found = true
+		if s.Assumed || len(s.Keys) == 0 {
+			return d
+		}
+		d.known = true
+		d.cert, _ = s.Value("tls.crt")
+		d.key, _ = s.Value("tls.key")
+		d.ca, _ = s.Value("ca.crt")
+	case t.Files != nil:
+		d.known = true
+		d.cert = secret.NewValue([]byte(deref(t.Files.TLSCertificate)))
+		d.key = secret.NewValue([]byte(deref(t.Files.TLSKey)))
+		d.ca = secret.NewValue([]byte(deref(t.Files.RootCA)))
+	}
+	return d
+}
+
+// clientCertificate: kgateway's buildCertificateContext writes a client
+// certificate only when the source holds both a chain and a key (one
+// without the other is an error, neither is one-way TLS), and simpleTLS
+// reads none; a Secret whose content is not in the input is taken to
+// hold one.
+func (d tlsSources) clientCertificate(t tlsSpec) bool {
+	if isTrue(t.SimpleTLS) {
+		return false
+	}
+	return !d.known || (d.cert.Len() > 0 && d.key.Len() > 0)
+}
+
+// trustedCA: buildValidationContext validates against the source's CA
+// only when it holds one; a Secret whose content is not in the input is
+// taken to hold one.
+func (d tlsSources) trustedCA() bool { return !d.known || d.ca.Len() > 0 }
 
 // checkTLS finds what makes kgateway reject a policy's tls, in its
 // translateTLSConfig order (tls.go): with insecureSkipVerify nothing but
@@ -86,35 +140,23 @@ func checkTLS(p *policy.Policy, v any, m *model.Model, ns string, strictMode boo
 
 // checkTLSData is kgateway's buildTLSContext check by check.
 func checkTLSData(t tlsSpec, m *model.Model, ns string, invalid func(path, format string, args ...any)) {
-	var d tlsData
+	d := readTLSSources(t, m, ns)
 	path := "spec.tls.files"
-	switch {
-	case t.SecretRef != nil:
+	if t.SecretRef != nil {
 		path = "spec.tls.secretRef"
-		s := m.Secret(ns, t.SecretRef.Name)
-		if s == nil {
+		if !d.found {
 			invalid(path, "failed to extract TLS data: Secret %s/%s not found", ns, t.SecretRef.Name)
 			return
 		}
-		if s.Assumed || len(s.Keys) == 0 {
+		if !d.known {
 			return
 		}
-		d.known = true
-		d.cert, _ = s.Value("tls.crt")
-		d.key, _ = s.Value("tls.key")
-		d.ca, _ = s.Value("ca.crt")
 		if d.ca.Len() > 0 {
 			if err := secret.CheckCACertificates(d.ca); err != nil {
 				invalid(path, "failed to extract TLS data: invalid ca.crt in Secret %s/%s: %v", ns, t.SecretRef.Name, err)
 				return
 			}
 		}
-	case t.Files != nil:
-		// the files hold the PEM text itself, written in the policy
-		d.known = true
-		d.cert = secret.NewValue([]byte(deref(t.Files.TLSCertificate)))
-		d.key = secret.NewValue([]byte(deref(t.Files.TLSKey)))
-		d.ca = secret.NewValue([]byte(deref(t.Files.RootCA)))
 	}
 	if !isTrue(t.SimpleTLS) && (d.cert.Len() > 0 || d.key.Len() > 0) {
 		if d.cert.Len() == 0 || d.key.Len() == 0 {

@@ -72,6 +72,7 @@ var listenerFields = []listenerField{
 	}),
 	httpField("http2ProtocolOptions", "http2ProtocolOptions", []string{"hcm.http2_protocol_options"}, func(h *HTTPSettings) any { return h.HTTP2ProtocolOptions }),
 	httpField("healthCheckPolicy", "healthCheck", []string{"http_filter.envoy.filters.http.health_check"}, func(h *HTTPSettings) any { return h.HealthCheck }),
+	httpField("preserveHttp1HeaderCase", "preserveHttp1HeaderCase", []string{"hcm.http_protocol_options.header_key_format"}, func(h *HTTPSettings) any { return h.PreserveHTTP1HeaderCase }),
 	httpField("acceptHttp10", "acceptHttp10", []string{"hcm.http_protocol_options.accept_http_10"}, func(h *HTTPSettings) any { return h.AcceptHTTP10 }),
 	httpField("defaultHostForHttp10", "defaultHostForHttp10", []string{"hcm.http_protocol_options.default_host_for_http_10"}, func(h *HTTPSettings) any { return h.DefaultHostForHTTP10 }),
 	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", []string{"hcm.early_header_mutation_extensions"}, earlyHeaderModifier),

@@ -2,6 +2,7 @@ package kgateway
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -33,9 +34,13 @@ var _ policy.BackendClusterer = Kind{}
 // AWS Lambda is a DNS cluster whose upstream filters invoke the function
 // (render_backend_aws.go); GCP a DNS cluster to the service whose
 // requests carry an identity token (render_backend_gcp.go).
-func (Kind) BackendCluster(o *manifest.Object, name string, cfg policy.Config) (*policy.BackendBuild, error) {
-	build, err := backendCluster(o, name)
+func (Kind) BackendCluster(o *manifest.Object, name string, env *policy.Env) (*policy.BackendBuild, error) {
+	build, err := backendCluster(o, name, envModel(env))
 	if err == nil && build != nil {
+		var cfg policy.Config
+		if env != nil {
+			cfg = env.Config
+		}
 		resolveWith(build.Cluster, DNSLookupFamily.String(cfg))
 	}
 	return build, err
@@ -60,7 +65,7 @@ func resolveWith(m proto.Message, family string) {
 	ct.TypedConfig = pack(d)
 }
 
-func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
+func backendCluster(o *manifest.Object, name string, m *model.Model) (*policy.BackendBuild, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
 		return nil, err
@@ -84,9 +89,12 @@ func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, erro
 			})
 		}
 		c.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: name, Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: eps}}}
-		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
-			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
-		}}
+		c.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC}
+		if !allAddresses(s.Static.Hosts) {
+			c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
+				Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
+			}}
+		}
 		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
 			c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
 				UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
@@ -116,7 +124,7 @@ func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, erro
 		}}
 		return &policy.BackendBuild{Cluster: c, Filter: f}, nil
 	case s.Aws != nil:
-		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name)
+		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name, m)
 		if err != nil {
 			return nil, err
 		}
@@ -145,6 +153,19 @@ func checkStaticHosts(hosts []Host) error {
 		}
 	}
 	return nil
+}
+
+// allAddresses: every static host is an IP address, so nothing is
+// resolved and kgateway's buildStaticIr keeps the cluster STATIC; one
+// host name among them makes it a DNS cluster (the DNS cluster extension)
+// for all.
+func allAddresses(hosts []Host) bool {
+	for _, h := range hosts {
+		if _, err := netip.ParseAddr(h.Host); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 var _ policy.BackendDescriber = Kind{}

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -32,10 +33,10 @@ const defaultAwsRegion = "us-east-1"
 
 // awsCluster builds the cluster of an AWS Backend: a Lambda function or
 // EC2 instances.
-func awsCluster(a *AwsBackend, ns, name string) (*clusterv3.Cluster, error) {
+func awsCluster(a *AwsBackend, ns, name string, m *model.Model) (*clusterv3.Cluster, error) {
 	switch {
 	case a.Lambda != nil:
-		return lambdaCluster(a, ns, name)
+		return lambdaCluster(a, ns, name, m)
 	case a.Ec2 != nil:
 		return ec2Cluster(name), nil
 	}
@@ -60,16 +61,13 @@ func ec2Cluster(name string) *clusterv3.Cluster {
 // lambdaCluster is a DNS cluster to the Lambda endpoint (the region's, or
 // endpointURL) speaking HTTP/2, whose upstream filters turn the request
 // into an invocation of the function and sign it.
-func lambdaCluster(a *AwsBackend, ns, name string) (*clusterv3.Cluster, error) {
+func lambdaCluster(a *AwsBackend, ns, name string, m *model.Model) (*clusterv3.Cluster, error) {
 	l := a.Lambda
 	region := defaultAwsRegion
 	if a.Region != nil && *a.Region != "" {
 		region = *a.Region
 	}
-	account := a.AccountID
-	if account == "" {
-		account = l.AccountID
-	}
+	account := lambdaAccount(a)
 	if account == "" || l.FunctionName == "" {
 		return nil, diag.Errorf(diag.Invalid, "aws.lambda needs an accountId and a functionName")
 	}
@@ -88,7 +86,7 @@ func lambdaCluster(a *AwsBackend, ns, name string) (*clusterv3.Cluster, error) {
 	if l.InvocationMode != nil && *l.InvocationMode == "Async" {
 		invoke.InvocationMode = awslambdav3.Config_ASYNCHRONOUS
 	}
-	signing := &awssigningv3.AwsRequestSigning{ServiceName: "lambda", Region: region, CredentialProvider: awsCredentials(a.Auth, ns)}
+	signing := &awssigningv3.AwsRequestSigning{ServiceName: "lambda", Region: region, CredentialProvider: awsCredentials(a.Auth, ns, m)}
 	opts := &upstreamhttpv3.HttpProtocolOptions{
 		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{IdleTimeout: durationpb.New(30 * time.Second)},
 		UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
@@ -104,6 +102,17 @@ func lambdaCluster(a *AwsBackend, ns, name string) (*clusterv3.Cluster, error) {
 	c.ClusterDiscoveryType = dnsClusterType(&dnsclusterv3.DnsCluster{AllAddressesInSingleEndpoint: true, DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED})
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(opts)}
 	return c, nil
+}
+
+// lambdaAccount is the account whose function is invoked: lambda's own
+// accountId, else the deprecated one beside it (kgateway's
+// getLambdaAccountID, and the pinned CRD: "When both fields are set,
+// spec.aws.lambda.accountId takes precedence").
+func lambdaAccount(a *AwsBackend) string {
+	if a.Lambda != nil && a.Lambda.AccountID != "" {
+		return a.Lambda.AccountID
+	}
+	return a.AccountID
 }
 
 // lambdaEndpoint is where invocations go: endpointURL (a local Lambda
@@ -128,18 +137,25 @@ func lambdaEndpoint(endpointURL *string, region string) (host string, port uint3
 
 // awsCredentials signs with the Secret's keys (never read offline: named
 // by placeholders) or with an assumed role; without auth, Envoy's default
-// credential chain.
-func awsCredentials(auth *AwsAuth, ns string) *awsv3.AwsCredentialProvider {
+// credential chain. The Secret's session token is written beside its keys
+// when the Secret holds one (kgateway's configureAWSAuth writes
+// deriveStaticSecret's session, an empty one being none); a Secret whose
+// data is not in the input is taken to hold none.
+func awsCredentials(auth *AwsAuth, ns string, m *model.Model) *awsv3.AwsCredentialProvider {
 	switch {
 	case auth == nil:
 		return nil
 	case auth.AssumeRole != nil:
 		return &awsv3.AwsCredentialProvider{AssumeRoleCredentialProvider: &awsv3.AssumeRoleCredentialProvider{RoleArn: auth.AssumeRole.RoleARN}}
 	case auth.SecretRef != nil:
-		return &awsv3.AwsCredentialProvider{InlineCredential: &awsv3.InlineCredentialProvider{
+		inline := &awsv3.InlineCredentialProvider{
 			AccessKeyId:     policy.SecretPlaceholder(ns, auth.SecretRef.Name, "accessKey"),
 			SecretAccessKey: policy.SecretPlaceholder(ns, auth.SecretRef.Name, "secretKey"),
-		}}
+		}
+		if holdsValue(m, ns, auth.SecretRef.Name, "sessionToken") {
+			inline.SessionToken = policy.SecretPlaceholder(ns, auth.SecretRef.Name, "sessionToken")
+		}
+		return &awsv3.AwsCredentialProvider{InlineCredential: inline}
 	}
 	return nil
 }
@@ -166,4 +182,18 @@ func dnsClusterType(d *dnsclusterv3.DnsCluster) *clusterv3.Cluster_ClusterType {
 
 func upstreamFilter(name string, cfg *anypb.Any) *hcmv3.HttpFilter {
 	return &hcmv3.HttpFilter{Name: name, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: cfg}}
+}
+
+// holdsValue: the Secret ns/name is in the input with its data, and holds
+// a non-empty key (what kgateway reads as set).
+func holdsValue(m *model.Model, ns, name, key string) bool {
+	if m == nil {
+		return false
+	}
+	s := m.Secret(ns, name)
+	if s == nil || s.Assumed {
+		return false
+	}
+	v, ok := s.Value(key)
+	return ok && v.Len() > 0
 }

@@ -37,7 +37,7 @@ func TestDNSLookupFamily(t *testing.T) {
 					cfg.Values[DNSLookupFamily.Key] = family
 					want = dnscommonv3.DnsLookupFamily(dnscommonv3.DnsLookupFamily_value[DNSLookupFamily.String(cfg)])
 				}
-				build, err := Kind{}.BackendCluster(objs[0], "backend_infra_b_0", cfg)
+				build, err := Kind{}.BackendCluster(objs[0], "backend_infra_b_0", &policy.Env{Config: cfg})
 				if err != nil {
 					t.Fatal(err)
 				}

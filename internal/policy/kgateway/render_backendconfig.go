@@ -30,7 +30,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // BackendConfigPolicy renders each field into the cluster of the backend
@@ -44,7 +46,7 @@ const HTTPProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 // RenderField implements policy.Renderer: one field becomes a Cluster
 // holding only the settings it makes. A setting gwpol does not render yet
 // is an unsupported error (GWP404), never dropped.
-func (BackendConfigKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+func (BackendConfigKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	if len(in.Values) == 0 {
 		return nil, nil
 	}
@@ -75,7 +77,7 @@ func (BackendConfigKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]pol
 	case "circuitBreakers":
 		err = circuitBreakers(v, c)
 	case "tls":
-		err = upstreamTLS(v, c, in.Namespaces[0])
+		err = upstreamTLS(v, c, in.Namespaces[0], envModel(env))
 	case "upstreamProxyProtocol":
 		err = proxyProtocol(v, c)
 	case "dns.refreshRate", "dns.jitter", "dns.respectTTL":
@@ -274,11 +276,7 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 			h1.OverrideStreamErrorOnInvalidHttpMessage = wrapperspb.Bool(*o.OverrideStreamErrorOnInvalidHTTPMessage)
 		}
 		if o.PreserveHTTP1HeaderCase != nil && *o.PreserveHTTP1HeaderCase {
-			h1.HeaderKeyFormat = &corev3.Http1ProtocolOptions_HeaderKeyFormat{
-				HeaderFormat: &corev3.Http1ProtocolOptions_HeaderKeyFormat_StatefulFormatter{StatefulFormatter: &corev3.TypedExtensionConfig{
-					Name: "envoy.http.stateful_header_formatters.preserve_case", TypedConfig: pack(&headerfmtv3.PreserveCaseFormatterConfig{}),
-				}},
-			}
+			h1.HeaderKeyFormat = preserveCaseHeaderFormat()
 		}
 		opts.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
 			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1},
@@ -310,6 +308,19 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 	}
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{HTTPProtocolOptionsKey: pack(opts)}
 	return nil
+}
+
+// preserveCaseHeaderFormat keeps the case of HTTP/1 header names as they
+// were received, through Envoy's preserve_case stateful formatter: what
+// kgateway writes for preserveHttp1HeaderCase, upstream (a
+// BackendConfigPolicy's http1ProtocolOptions) and downstream (a
+// ListenerPolicy's httpSettings) alike.
+func preserveCaseHeaderFormat() *corev3.Http1ProtocolOptions_HeaderKeyFormat {
+	return &corev3.Http1ProtocolOptions_HeaderKeyFormat{
+		HeaderFormat: &corev3.Http1ProtocolOptions_HeaderKeyFormat_StatefulFormatter{StatefulFormatter: &corev3.TypedExtensionConfig{
+			Name: "envoy.http.stateful_header_formatters.preserve_case", TypedConfig: pack(&headerfmtv3.PreserveCaseFormatterConfig{}),
+		}},
+	}
 }
 
 // quantityU32 is a quantity's value in bytes as Envoy's UInt32Value,
@@ -732,23 +743,23 @@ func circuitBreakers(v any, c *clusterv3.Cluster) error {
 // names it.
 const SystemCASecret = "SYSTEM_CA_CERT"
 
-// upstreamTLS: a client certificate (secretRef) is referenced by SDS, and
-// the CA the Secret carries (ca.crt) is read from where the Secret is
-// mounted — gwpol never reads Secret data; the system CA by kgateway's
-// SDS name; insecureSkipVerify validates nothing.
-func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
+// upstreamTLS is kgateway's translateTLSConfig. The sources are read as
+// the status check reads them (readTLSSources): a Secret's client
+// certificate is referenced by SDS and its CA read from where the Secret
+// is mounted (gwpol never reads Secret data into the config), each
+// written only when the Secret holds it (a Secret that holds only a
+// ca.crt validates the backend and presents no certificate); the files
+// are paths on the proxy, written as file names as kgateway's
+// FileDataSource writes them (the client certificate chain in the form
+// CleanedSslKeyPair leaves it); the system CA by kgateway's SDS name, a
+// well-known CA set other than System as none (kgateway logs it);
+// insecureSkipVerify validates nothing and reads no source.
+func upstreamTLS(v any, c *clusterv3.Cluster, ns string, m *model.Model) error {
 	var o struct {
-		SecretRef *struct {
-			Name string `json:"name"`
-		} `json:"secretRef"`
-		SNI                     *string  `json:"sni"`
-		SimpleTLS               *bool    `json:"simpleTLS"`
-		VerifySubjectAltNames   []string `json:"verifySubjectAltNames"`
-		InsecureSkipVerify      *bool    `json:"insecureSkipVerify"`
-		WellKnownCACertificates *string  `json:"wellKnownCACertificates"`
-		AllowRenegotiation      *bool    `json:"allowRenegotiation"`
-		AlpnProtocols           []string `json:"alpnProtocols"`
 		tlsSpec
+		SNI                *string  `json:"sni"`
+		AllowRenegotiation *bool    `json:"allowRenegotiation"`
+		AlpnProtocols      []string `json:"alpnProtocols"`
 	}
 	if err := strict(v, &o); err != nil {
 		return err
@@ -767,43 +778,53 @@ func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
 	}
 	sans := SubjectAltNames(o.VerifySubjectAltNames)
 	common := ctx.CommonTlsContext
+	src := readTLSSources(o.tlsSpec, m, ns)
 	switch {
-	case o.InsecureSkipVerify != nil && *o.InsecureSkipVerify:
+	case isTrue(o.InsecureSkipVerify):
 		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{}}
 	case o.WellKnownCACertificates != nil:
-		if *o.WellKnownCACertificates != "System" {
-			return fmt.Errorf("wellKnownCACertificates %q is not System", *o.WellKnownCACertificates)
+		if *o.WellKnownCACertificates == "System" {
+			common.ValidationContextType = SystemCA(sans)
 		}
-		common.ValidationContextType = SystemCA(sans)
 	case o.SecretRef != nil:
-		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
-			MatchTypedSubjectAltNames: sans,
-			TrustedCa:                 &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, o.SecretRef.Name, "ca.crt")}},
-		}}
-	}
-	if f := o.Files; f != nil {
-		// the files hold the PEM text itself (kgateway parses it as a key
-		// pair when it translates), so Envoy gets it inline
-		if f.TLSCertificate != nil || f.TLSKey != nil {
-			common.TlsCertificates = []*tlsv3.TlsCertificate{{CertificateChain: inlineString(f.TLSCertificate), PrivateKey: inlineString(f.TLSKey)}}
+		if src.clientCertificate(o.tlsSpec) {
+			common.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: policy.SecretSDSName(ns, o.SecretRef.Name), SdsConfig: ads()}}
 		}
-		if f.RootCA != nil && common.ValidationContextType == nil {
+		if src.trustedCA() {
 			common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
-				MatchTypedSubjectAltNames: sans, TrustedCa: inlineString(f.RootCA)}}
+				MatchTypedSubjectAltNames: sans,
+				TrustedCa:                 &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, o.SecretRef.Name, "ca.crt")}},
+			}}
 		}
-	}
-	if o.SecretRef != nil && (o.SimpleTLS == nil || !*o.SimpleTLS) {
-		common.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: policy.SecretSDSName(ns, o.SecretRef.Name), SdsConfig: ads()}}
+	case o.Files != nil:
+		if src.clientCertificate(o.tlsSpec) {
+			chain := deref(o.Files.TLSCertificate)
+			if cleaned, err := secret.CleanedChainPEM([]byte(chain)); err == nil {
+				chain = cleaned
+			} // else the status check refuses the pair
+			common.TlsCertificates = []*tlsv3.TlsCertificate{{CertificateChain: fileSource(chain), PrivateKey: fileSource(deref(o.Files.TLSKey))}}
+		}
+		if src.trustedCA() {
+			common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
+				MatchTypedSubjectAltNames: sans, TrustedCa: fileSource(deref(o.Files.RootCA))}}
+		}
 	}
 	c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: pack(ctx)}}
 	return nil
 }
 
-func inlineString(s *string) *corev3.DataSource {
-	if s == nil {
+// fileSource is a data source read from a file on the proxy.
+func fileSource(name string) *corev3.DataSource {
+	return &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: name}}
+}
+
+// envModel is the input's model, nil outside a pass (a renderer called
+// with no Env).
+func envModel(env *policy.Env) *model.Model {
+	if env == nil {
 		return nil
 	}
-	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: *s}}
+	return env.Model
 }
 
 // tlsParams: versions "1.0" … "1.3", and the cipher suites, ECDH curves

@@ -176,8 +176,21 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 			return nil, nil
 		}
 		return []policy.Fragment{{Filter: healthCheckFilter(hc.Path)}}, nil
+	case "preserveHttp1HeaderCase":
+		// kgateway's ApplyHCM keeps the case of HTTP/1 header names only
+		// when the setting is true; false writes nothing (the merge still
+		// names the policy, as kgateway's mergePreserveHttp1HeaderCase)
+		if !val[bool](v) {
+			return nil, nil
+		}
+		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{HeaderKeyFormat: preserveCaseHeaderFormat()}
 	case "acceptHttp10":
-		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
+		// as preserveHttp1HeaderCase: only true writes (and so creates
+		// the HTTP/1 options); false leaves them as they are
+		if !val[bool](v) {
+			return nil, nil
+		}
+		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: true}
 	case "defaultHostForHttp10":
 		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{DefaultHostForHttp_10: val[string](v)}
 	case "forwardClientCertDetails.mode":

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // cookieLifetime is the lifetime kgateway gives a Permanent session cookie
@@ -25,10 +27,11 @@ const cookieLifetime = 365 * 24 * time.Hour
 // sessionPersistence; path /; lifetime absoluteTimeout, none for a
 // Session cookie, a year for a Permanent one without a timeout) or a
 // header (sessionName, default x-session-persistence) carrying the
-// session. The default stands only for a sessionName left out: a name
+// session, whatever the route (kgateway's translation reads the rule
+// alone). The default stands only for a sessionName left out: a name
 // given, empty included, is written as sessionCookieName or
 // sessionHeaderName make it.
-func sessionPersistence(sp *gwv1.SessionPersistence) proto.Message {
+func sessionPersistence(sp *gwv1.SessionPersistence, _ policy.SessionSite) proto.Message {
 	kind := gwv1.CookieBasedSessionPersistence
 	if sp.Type != nil && *sp.Type == gwv1.HeaderBasedSessionPersistence {
 		kind = gwv1.HeaderBasedSessionPersistence

@@ -89,17 +89,15 @@ func ruleRewrites(rule *model.Rule) []policy.RuleField {
 
 // ruleCORS is the rule's own CORS filter (Gateway API HTTPRoute `type:
 // CORS`) as the TrafficPolicy cors value it stands for: kgateway's
-// built-in route policy configures the route's CORS from it, and a
-// TrafficPolicy's cors only fills a route that has none of its own, as
-// for every other rule field. With several, the last is in effect (each
-// writes the route's one CORS configuration). A delegating rule's
-// filters stay on the parent.
+// built-in route policy writes the route's CORS configuration from it
+// directly, and a TrafficPolicy's cors only fills a route that has none
+// by then, as for every other rule field. With several, the last is in
+// effect (each writes the route's one CORS configuration). A delegating
+// rule's filter reaches the children it keeps as its other built-in
+// policies do (merge folds it in with the parent route's inherited
+// priority): a child without a CORS filter of its own takes it, ahead of
+// the child's TrafficPolicies.
 func ruleCORS(rule *model.Rule) []policy.RuleField {
-	for _, b := range rule.BackendRefs {
-		if b.Kind != nil && *b.Kind == "HTTPRoute" {
-			return nil
-		}
-	}
 	var last *policy.RuleField
 	for i, f := range rule.HTTP.Filters {
 		if f.Type != gwv1.HTTPRouteFilterCORS || f.CORS == nil {

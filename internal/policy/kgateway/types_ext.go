@@ -359,8 +359,9 @@ type AwsBackend struct {
 
 // AwsLambda names the function and how it is invoked.
 type AwsLambda struct {
-	// AccountID here is read when the Backend sets none beside lambda
-	// (kgateway's own Lambda fixtures put it here).
+	// AccountID here takes precedence over the deprecated aws.accountId
+	// beside lambda, which is read only when this one is not set
+	// (kgateway's getLambdaAccountID; the pinned CRD says so).
 	AccountID            string  `json:"accountId,omitempty"`
 	EndpointURL          *string `json:"endpointURL,omitempty"`
 	FunctionName         string  `json:"functionName"`

@@ -31,7 +31,7 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 		if settings.GatewayClassNames == nil {
 			settings.GatewayClassNames = DefaultGatewayClassNames
 		}
-		routeDiags := ks.operatorRoutes(in.Graph, in.Attached, settings.GatewayClassNames)
+		routeDiags := ks.operatorRoutes(in.Graph, in.Attached, settings.GatewayClassNames, sysChain)
 		found := Found{System: sysChain}
 		if ks.Definitions != nil {
 			found.DefinitionsDir = definitionsDir
@@ -114,7 +114,7 @@ var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
 // invalid. A route is the operator's when a parent Gateway's class is one
 // it manages (managed: its name among names, whatever its
 // controllerName), or when an APIPolicy attaches to it.
-func (ks *Kinds) operatorRoutes(g *topology.Graph, att policy.Attachments, names []string) []diag.Diagnostic {
+func (ks *Kinds) operatorRoutes(g *topology.Graph, att policy.Attachments, names []string, system *Chain) []diag.Diagnostic {
 	managed := func(gw *topology.Gateway) bool {
 		return gw != nil && slices.Contains(names, string(gw.Spec.GatewayClassName))
 	}
@@ -156,6 +156,8 @@ func (ks *Kinds) operatorRoutes(g *topology.Graph, att policy.Attachments, names
 		v := routeVerdict{}
 		if len(rejected) > 0 {
 			v.rejected = deploymentFailed(rejected)
+		} else {
+			ks.engineLacks(rt, att, system)
 		}
 		ks.record(rt, managed, v)
 	}
@@ -256,6 +258,68 @@ func (ks *Kinds) rejectRoute(rt *topology.Route, att policy.Attachments, problem
 			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }
 
+// engineLacks fails each rule of a deployed route whose chain names a
+// policy the policy engine was not built with (GWP505): the
+// gateway-controller accepts the API and the operator reports it
+// deployed, but the engine cannot build that route's chain (registry.go:
+// GetInstance, "policy not found: name:vN"), skips it
+// (xdsclient/handler.go: "Failed to build policy chain for route,
+// skipping"), and answers each request of the route 500 with
+// {"error":"Internal Server Error"} (kernel/extproc.go: "Policy chain not
+// found for route, returning 500"). A rule's chain is the system
+// policies, the route's APIPolicies (API level: every rule) and those the
+// rule references (its own), as RuleChain; a rule no APIPolicy applies to
+// has none. The route's status stays the operator's (RouteConditions).
+func (ks *Kinds) engineLacks(rt *topology.Route, att policy.Attachments, system *Chain) {
+	missing := func(ch *Chain) *Reference {
+		if ch == nil {
+			return nil
+		}
+		for _, r := range ch.Refs {
+			if slices.Contains(r.Problems, policyversion.LintEngineMissingMajor.Code) {
+				return r
+			}
+		}
+		return nil
+	}
+	chainOf := func(p *policy.Policy) *Chain {
+		if !ks.Owns(p) || !p.IsValid() {
+			return nil
+		}
+		ch, _ := ChainOf(p)
+		return ch
+	}
+	var api []*policy.Policy
+	for _, p := range att.OnRoute(rt) {
+		if chainOf(p) != nil && !slices.Contains(api, p) {
+			api = append(api, p)
+		}
+	}
+	for _, rule := range rt.Rules {
+		var own []*policy.Policy
+		for _, a := range att.OnRule(rule) {
+			if a.ExtensionRef && chainOf(a.Policy) != nil {
+				own = append(own, a.Policy)
+			}
+		}
+		if len(api)+len(own) == 0 {
+			continue // no chain: the engine runs nothing for it
+		}
+		r, by := missing(system), "config wso2.systemPolicies"
+		for _, p := range slices.Concat(api, own) {
+			if r != nil {
+				break
+			}
+			r, by = missing(chainOf(p)), "APIPolicy "+p.Obj.Namespace+"/"+p.Obj.Name
+		}
+		if r == nil {
+			continue
+		}
+		att.Break(rule, policy.BrokenRule{Kind: ks.APIPolicy(), Code: policyversion.LintEngineMissingMajor.Code,
+			Reason: fmt.Sprintf("the policy engine was not built with %s (listed by %s at %s): it cannot build this rule's policy chain, skips it, and answers the rule's requests 500 (the route is still deployed and accepted)", r.Identity(), by, r.Path)})
+	}
+}
+
 // otherController reports whether the route has a parent Gateway in the
 // input and none of them is of a class the operator manages: the operator
 // skips such a route (Reconcile: ManagedGatewayClass), so what it cannot
@@ -303,6 +367,20 @@ func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route
 // Gateway: class not managed by operator"), as its HTTPRoute reconciler
 // skips their routes, so nothing serves them. A class naming another
 // controller gets nothing from it (nil).
+// managedGateway is what the operator at the pin writes on a Gateway of a
+// class it manages once its Helm release is installed and its Deployments
+// are ready (k8s_gateway_controller.go@1c84e11c: syncGateway,
+// evaluateGatewayDeploymentsReady; patchGatewayStatus sets each condition
+// with meta.SetStatusCondition): Accepted True/Accepted "Gateway accepted"
+// and Programmed True/Programmed "Gateway resources reconciled
+// successfully". It reads the listeners only for the router's ports
+// (applyListenerOverlayToValues: the first HTTP and HTTPS listener) and
+// writes no listener status.
+var managedGateway = topology.GatewayReport{NoListenerStatus: true, Conditions: []metav1.Condition{
+	{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "Gateway accepted"},
+	{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Gateway resources reconciled successfully"},
+}}
+
 func gatewayClassVerdict(gc *model.GatewayClass, cfg policy.Config) *topology.ClassVerdict {
 	if string(gc.Spec.ControllerName) != OperatorControllerName {
 		return nil
@@ -314,7 +392,8 @@ func gatewayClassVerdict(gc *model.GatewayClass, cfg policy.Config) *topology.Cl
 	}
 	if gc.Name != "" && slices.Contains(names, gc.Name) {
 		return &topology.ClassVerdict{Controller: OperatorControllerName, Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted",
-			Message: fmt.Sprintf("GatewayClass %q is managed by this operator (listed in gateway class allowlist).", gc.Name)}}}
+			Message: fmt.Sprintf("GatewayClass %q is managed by this operator (listed in gateway class allowlist).", gc.Name)}},
+			Gateway: managedGateway}
 	}
 	return &topology.ClassVerdict{Controller: OperatorControllerName, Refused: true,
 		Why: fmt.Sprintf("its name is not among the operator's gateway class names, config wso2.%s: %s", ConfigKeyGatewayClassNames, strings.Join(names, ", ")),

@@ -387,9 +387,19 @@ func withTaken(names []string, own map[string]*clusterv3.Cluster, taken []*clust
 // unrouted clusters with one building them for every Gateway.
 var shareUnrouted = true
 
+// routeKindBits are the kinds of route that send to a backend cluster.
+type routeKindBits uint8
+
+const (
+	fromGRPCRoute routeKindBits = 1 << iota
+	fromOtherRoute
+)
+
 // clusterPortName is the name of the Service port a Service cluster is
 // built for ("" for other clusters and unnamed ports): policies naming
-// the port (sectionName) configure that cluster only.
+// the port (sectionName) configure that cluster only — unless only
+// GRPCRoutes send to it and the target's controller builds their
+// backends without the port's name (Target.BackendPortName).
 func (gb *gatewayBuild) clusterPortName(cluster string) string {
 	ns, svc, port, ok := serviceOfCluster(cluster)
 	if !ok {
@@ -401,7 +411,7 @@ func (gb *gatewayBuild) clusterPortName(cluster string) string {
 	}
 	for _, p := range s.Spec.Ports {
 		if p.Port == port {
-			return p.Name
+			return gb.target.BackendPortName(p.Name, gb.routeKinds[cluster] == fromGRPCRoute)
 		}
 	}
 	return ""
@@ -666,7 +676,7 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	if bc == nil || !ok || b.refusedObject(k) {
 		return nil // a refused object's findings are its verdict's
 	}
-	build, err := bc.BackendCluster(o, name, b.env.Config)
+	build, err := bc.BackendCluster(o, name, b.env)
 	if err == nil && build == nil {
 		return nil // the plain EDS cluster
 	}

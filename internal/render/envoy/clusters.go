@@ -23,6 +23,7 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 // records the cluster.
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	op := backendClusterOp(b)
+	op.grpc = grpc
 	vb.serviceProtocol(&op, b, grpc)
 	vb.clusters = append(vb.clusters, op)
 	return op.name
@@ -89,6 +90,9 @@ type clusterOp struct {
 	// extension: the cluster of a backend an extension plugin registers
 	// (topology.Backend.Extension).
 	extension bool
+	// grpc: a GRPCRoute's backendRef recorded the backend cluster
+	// (gatewayBuild.routeKinds).
+	grpc bool
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the
@@ -131,9 +135,14 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	c := gb.cluster(op.name)
 	if op.backend != nil {
 		gb.clusterBackend[op.name] = *op.backend
+		if op.grpc {
+			gb.routeKinds[op.name] |= fromGRPCRoute
+		} else {
+			gb.routeKinds[op.name] |= fromOtherRoute
+		}
 	}
 	if op.http2 {
-		setHTTP2(c)
+		setHTTP2(c, gb.target.UpstreamHTTP2)
 	}
 	return filter
 }
@@ -197,7 +206,7 @@ func (gb *gatewayBuild) protocolsFromServices() {
 			continue // not a Service's, or another Gateway's finished one (shareUnrouted)
 		}
 		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, &gb.target) {
-			setHTTP2(c)
+			setHTTP2(c, gb.target.UpstreamHTTP2)
 			continue
 		}
 		delete(c.TypedExtensionProtocolOptions, httpProtocolOptionsKey)
@@ -257,11 +266,22 @@ func (b *builder) extensionCluster(name string) *clusterv3.Cluster {
 	return &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(b.target.ClusterConnectTimeout())}
 }
 
-func setHTTP2(c *clusterv3.Cluster) {
+// setHTTP2 makes a cluster speak HTTP/2 upstream, with the target's
+// HTTP/2 options (Target.UpstreamHTTP2; nil: none).
+func setHTTP2(c *clusterv3.Cluster, opts proto.Message) {
 	if c.TypedExtensionProtocolOptions == nil {
 		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
 	}
-	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = http2Options
+	h2, ok := opts.(*corev3.Http2ProtocolOptions)
+	if !ok || h2 == nil {
+		c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = http2Options
+		return
+	}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = mustAny(&upstreamhttpv3.HttpProtocolOptions{
+		UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: h2},
+		}},
+	})
 }
 
 var http2Options = mustAny(&upstreamhttpv3.HttpProtocolOptions{

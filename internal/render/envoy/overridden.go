@@ -6,6 +6,8 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // withoutOverridden are a route's scopes (its own, its virtual host's and
@@ -24,7 +26,9 @@ func (vb *vhostBuild) withoutOverridden(skip []string, scopes ...*scoped) []*sco
 	return out
 }
 
-func (vb *vhostBuild) without(s *scoped, skip []string) *scoped {
+// without is s without the fields skip names (kindKeys): s itself when
+// it holds none, else a copy.
+func (b *builder) without(s *scoped, skip []string) *scoped {
 	if s == nil || !slices.ContainsFunc(s.fields, func(f *rendered) bool { return slices.Contains(skip, f.kindKey) }) {
 		return s
 	}
@@ -61,7 +65,7 @@ func (vb *vhostBuild) without(s *scoped, skip []string) *scoped {
 			c.tpfc = nil
 		}
 	}
-	if s.metadata != nil && !vb.opt.MergeKeyCompat {
+	if s.metadata != nil && !b.opt.MergeKeyCompat {
 		// gwpol's own keys say what is in effect; the compatible key
 		// (the controller's MergeOrigins) is left as the controller reports it
 		md := proto.Clone(s.metadata).(*corev3.Metadata)
@@ -79,4 +83,42 @@ func (vb *vhostBuild) without(s *scoped, skip []string) *scoped {
 		}
 	}
 	return c
+}
+
+// onListeners is a scope of the resources built for the listeners ls
+// (a listener's own, or the whole Gateway's on a port) without the
+// fields merge finds overridden on them by a field of another family's
+// kind on one of the listener's paths (merge.Result.OverriddenOnListener,
+// merge.PathOverride): the loser takes no part in the connection
+// manager, the Envoy listener, the chain, its TLS or the virtual hosts.
+// A scope that several listeners share leaves out a field only where
+// every one of them that applies it finds it overridden: the others
+// still take it. s itself when nothing is left out.
+func (gb *gatewayBuild) onListeners(s *scoped, ls ...*topology.Listener) *scoped {
+	if s == nil || len(s.fields) == 0 || !gb.res.MultiFamily() {
+		return s
+	}
+	var skip []string
+	for _, f := range s.fields {
+		if slices.Contains(skip, f.kindKey) {
+			continue
+		}
+		lost, applied := 0, 0
+		for _, l := range ls {
+			if len(f.contributors) > 0 && gb.res.RejectedOn(f.contributors[0], l) != nil {
+				continue // not applied there (appliedOn)
+			}
+			applied++
+			if slices.Contains(gb.res.OverriddenOnListener(l), f.kindKey) {
+				lost++
+			}
+		}
+		if applied > 0 && lost == applied {
+			skip = append(skip, f.kindKey)
+		}
+	}
+	if len(skip) == 0 {
+		return s
+	}
+	return gb.without(s, skip)
 }

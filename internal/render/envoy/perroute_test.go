@@ -53,8 +53,10 @@ spec:
 					t.Errorf("%s: domain %q, want infra/gw/%s", r.Name, got, listener)
 				}
 				key := per.GetRateLimits()[0].GetActions()[0].GetGenericKey().GetDescriptorKey()
-				if key != "httproute/infra/shop/rule/0/match/-1/*" {
-					t.Errorf("%s: route descriptor %q, want httproute/infra/shop/rule/0/match/-1/*", r.Name, key)
+				// match 0: the rule's one match is the CRD's default
+				// (PathPrefix /), which the API server writes.
+				if key != "httproute/infra/shop/rule/0/match/0/*" {
+					t.Errorf("%s: route descriptor %q, want httproute/infra/shop/rule/0/match/0/*", r.Name, key)
 				}
 			}
 		}

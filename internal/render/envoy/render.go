@@ -552,7 +552,10 @@ type gatewayBuild struct {
 	merged map[string][]*clusterv3.Cluster
 	// clusterBackend: the backend object a cluster is built for.
 	clusterBackend map[string]model.Key
-	whole          *scoped
+	// routeKinds: which kinds of route send to a backend cluster
+	// (clusterPortName reads it under Target.GRPCBackendsWholeService).
+	routeKinds map[string]routeKindBits
+	whole      *scoped
 	// templates are the backend clusters some route replaced with rule
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
@@ -570,7 +573,7 @@ type gatewayBuild struct {
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{},
 		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, leftOut: map[string]string{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
+		clusterBackend: map[string]model.Key{}, routeKinds: map[string]routeKindBits{}, templates: map[string]bool{}, referenced: map[string]bool{},
 		unrouted: map[string]bool{}, index: b.built}
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
@@ -581,7 +584,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
-		if l.Conflicted || l.Unserved != "" || !servedProtocol(l.Protocol) {
+		if !l.Programmed() {
 			continue // conflicted listeners, those the controller does not serve (its family's verdict) and protocols without chains are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
@@ -638,7 +641,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 				continue
 			}
 			cname := gb.naming.HTTPSChain(l)
-			own := gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
+			own := gb.onListeners(gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig), l)
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
 			if len(ls) == 1 {
 				connectionSettings(el, onPort(own.fields, port))
@@ -718,15 +721,16 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 // wholeOn is the whole Gateway's scope on the listeners of one port:
 // without the fields of policies their controller applies on none of them
-// (appliedOn), and without those policies in its merge metadata.
+// (appliedOn), and without those policies in its merge metadata; without
+// the fields another family's kind overrides on them (onListeners).
 func (gb *gatewayBuild) wholeOn(ls []*topology.Listener) *scoped {
 	fields, dropped := gb.appliedOn(gb.whole.fields, ls)
 	if dropped == nil {
-		return gb.whole
+		return gb.onListeners(gb.whole, ls...)
 	}
 	s := &scoped{metadata: withoutPolicies(gb.whole.metadata, dropped), fields: fields, invalid: gb.whole.invalid, failBody: gb.whole.failBody}
 	s.tpfc = s.buildPerFilter()
-	return s
+	return gb.onListeners(s, ls...)
 }
 
 // appliedOn leaves out of a Gateway's fields on one port those whose
@@ -831,9 +835,13 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		// settings over the Gateway's
 		hcmFields = append(slices.Clip(fields), rc.scope.fields...)
 	}
+	var written map[string]string // secondWriter's
 	for _, f := range hcmFields {
 		if f.hcm != nil || len(f.unset) > 0 {
 			applySettings(m, "hcm", f, f.hcm)
+		}
+		if secondWriter != nil {
+			written = checkOneWriterIn(written, f, "hcm.", f.hcm)
 		}
 	}
 	gb.http10DefaultHost(m, rc, l, hcmFields)
@@ -854,6 +862,9 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	for _, f := range fields {
 		if f.chain != nil || len(f.unset) > 0 {
 			applySettings(chain, "chain", f, f.chain)
+		}
+		if secondWriter != nil {
+			written = checkOneWriterIn(written, f, "chain.", f.chain)
 		}
 	}
 	if l == nil {

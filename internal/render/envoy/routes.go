@@ -199,13 +199,13 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	if !https {
 		for _, p := range plans {
 			if _, ok := vhScopes[p.owner]; !ok {
-				vhScopes[p.owner] = gb.listenerScope(gb.res.Listener(p.owner).Own, len(ls) > 1)
+				vhScopes[p.owner] = gb.onListeners(gb.listenerScope(gb.res.Listener(p.owner).Own, len(ls) > 1), p.owner)
 			}
 		}
 		if len(ls) == 1 {
 			rb.listener = vhScopes[ls[0]]
 			if rb.listener == nil {
-				rb.listener = gb.listenerScope(gb.res.Listener(ls[0]).Own, false)
+				rb.listener = gb.onListeners(gb.listenerScope(gb.res.Listener(ls[0]).Own, false), ls[0])
 			}
 		}
 	}
@@ -852,7 +852,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		}
 		return r
 	}
-	vb.ruleClusters(r, e, rs, from)
+	vb.ruleClusters(r, e, l, rs, from)
 	applyRouteMaps(r, e.rule.GRPC != nil, levels...)
 	vb.defaultUpgrade(r, e, levels)
 	tuneMirrors(r, levels...)
@@ -1373,6 +1373,42 @@ func checkOneWriter(written map[string]string, f *rendered) map[string]string {
 	if f.routeAction != nil {
 		visit("route.", f.routeAction)
 	}
+	return written
+}
+
+// checkOneWriterIn is checkOneWriter for the settings m a field makes
+// in a resource built per listener (prefix "hcm.", "listener.",
+// "chain."), leaf by leaf: two kinds may set different fields of one
+// message there (one family's idle timeout and another's
+// max_connection_duration in common_http_protocol_options), as their
+// declared paths say (policy.FieldSpec.Writes).
+func checkOneWriterIn(written map[string]string, f *rendered, prefix string, m proto.Message) map[string]string {
+	if m == nil || !m.ProtoReflect().IsValid() {
+		return written
+	}
+	if written == nil {
+		written = map[string]string{}
+	}
+	group := func(kindKey string) string { g, _, _ := strings.Cut(kindKey, "/"); return g }
+	var visit func(prefix string, m protoreflect.Message)
+	visit = func(prefix string, m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.IsList() || fd.IsMap() {
+				return true // appended to or keyed: not one value
+			}
+			p := prefix + string(fd.Name())
+			if md := fd.Message(); md != nil && md.FullName().Parent() != "google.protobuf" {
+				visit(p+".", v.Message())
+				return true
+			}
+			if first, ok := written[p]; ok && group(first) != group(f.kindKey) {
+				secondWriter(p, first, f.kindKey)
+			}
+			written[p] = f.kindKey
+			return true
+		})
+	}
+	visit(prefix, m.ProtoReflect())
 	return written
 }
 

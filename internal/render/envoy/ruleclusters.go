@@ -11,7 +11,10 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // This file gives a rule whose route-level policies shape its upstream
@@ -23,20 +26,25 @@ import (
 // to the same backend.
 
 // clusterSetting is one field's partial cluster; ofType: it applies to a
-// cluster of its custom cluster type only (mergeClusterOfType).
+// cluster of its custom cluster type only (mergeClusterOfType); or, with
+// no cluster, an adjustment of the whole cluster once every setting is
+// merged (finish, policy.Fragment.ClusterFinish).
 type clusterSetting struct {
 	c      *clusterv3.Cluster
 	ofType bool
+	finish func(proto.Message)
 }
 
 // clusterSettings are the partial clusters the scope's fields make, and
 // the merge metadata of just those fields (the cluster says who shaped
-// it, as the route says who configured it).
-func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
+// it, as the route says who configured it), but for the fields skip
+// names (kindKeys: those a policy on the backend of another family's
+// kind overrides on its cluster, merge.ClusterOverride).
+func (s *scoped) clusterSettings(skip []string) ([]clusterSetting, *corev3.Metadata) {
 	var cs []clusterSetting
 	var md map[string]*structpb.Struct
 	for _, f := range s.fields {
-		if f.cluster == nil && f.ofType == nil {
+		if f.cluster == nil && f.ofType == nil && len(f.finish) == 0 || slices.Contains(skip, f.kindKey) {
 			continue
 		}
 		if f.cluster != nil {
@@ -44,6 +52,9 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 		}
 		if f.ofType != nil {
 			cs = append(cs, clusterSetting{c: f.ofType, ofType: true})
+		}
+		for _, fin := range f.finish {
+			cs = append(cs, clusterSetting{finish: fin})
 		}
 		owners := s.metadata.GetFilterMetadata()[f.metaKey].GetFields()[f.field]
 		if owners == nil {
@@ -68,12 +79,28 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 // and a backendRef whose policies give it a cluster of its own
 // (vhostBuild.ownClusters) at that one, with the rule's settings too.
 // The backend clusters the route recorded (vb.clusters from from on)
-// that it no longer names become templates (clusterOp.template).
-func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from int) {
-	settings, md := rs.clusterSettings()
+// that it no longer names become templates (clusterOp.template). Where
+// the rule's route on another listener shaped the rule's one cluster
+// (merge.Result.RuleClusterFrom, merge.ClusterShape), the settings are
+// that route's scope's, served on that listener, whatever this route's
+// own (rs) set: its cluster, or none.
+//
+// A backend whose own policy of another family's kind wins a cluster
+// setting a field of the shaping route's writes
+// (merge.Result.ClusterOverridden) gets a cluster without that field's
+// settings.
+func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, l *topology.Listener, rs *scoped, from int) {
+	path := vb.pathOf(e)
+	shaping := l
+	if first := vb.res.RuleClusterFrom(e.rule, path, l); first != nil {
+		rs = vb.without(vb.routeScope(e.rule, path, first), vb.res.Overridden(e.rule, path, first))
+		shaping = first
+	}
+	settings, md := rs.clusterSettings(nil)
 	if len(settings) == 0 && len(vb.ownClusters) == 0 {
 		return
 	}
+	over := vb.res.ClusterOverridden(e.rule, path, shaping)
 	replaced := func(name string) {
 		for i := range vb.clusters[from:] {
 			if op := &vb.clusters[from+i]; op.name == name && op.backend != nil && op.of == "" {
@@ -92,6 +119,12 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 			return
 		}
 		own := vb.ownClusters[ref]
+		settings, md := settings, md
+		if b := backendAt(e, ref); b != nil && len(over) > 0 {
+			if skip := over[merge.ClusterOf{Backend: model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}, Port: b.Port}]; len(skip) > 0 {
+				settings, md = rs.clusterSettings(skip)
+			}
+		}
 		if len(settings) == 0 && len(own) == 0 {
 			return
 		}
@@ -126,6 +159,14 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 			retarget(&wc.Name, ref, len(wcs))
 		}
 	}
+}
+
+// backendAt is the entry's rule's backendRef i, nil when there is none.
+func backendAt(e entry, i int) *topology.Backend {
+	if i < 0 || i >= len(e.rule.Backends) {
+		return nil
+	}
+	return e.rule.Backends[i]
 }
 
 // dropTemplates leaves out the backend clusters that only served as
@@ -191,12 +232,19 @@ func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 	if c.GetType() == clusterv3.Cluster_EDS && c.EdsClusterConfig != nil && c.EdsClusterConfig.ServiceName == "" {
 		c.EdsClusterConfig.ServiceName = op.of // the backend's endpoints (a copy of a copy keeps them)
 	}
+	var finish []func(proto.Message)
 	for _, s := range op.settings {
-		if s.ofType {
+		switch {
+		case s.finish != nil:
+			finish = append(finish, s.finish)
+		case s.ofType:
 			gb.mergeClusterOfType(c, s.c)
-			continue
+		default:
+			gb.mergeCluster(c, s.c)
 		}
-		gb.mergeCluster(c, s.c)
+	}
+	for _, f := range finish {
+		f(c)
 	}
 	finishHTTPOptions(c)
 	if op.metadata != nil {

@@ -2,6 +2,7 @@ package envoy_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -16,10 +17,18 @@ var egTwoListeners = egGateway("infra", "  - {name: a, protocol: HTTP, port: 80}
 	egService("infra", "web", "{port: 80}") + egShop("HTTPRoute")
 
 // TestRuleClusterPerSettings: a rule whose routes' policies shape its
-// clusters gets one cluster per distinct settings (and owners) — shared
-// when the same policies shape it through both listeners, one each (the
-// later suffixed) when they differ — and each route sends to the cluster
-// carrying its own settings.
+// clusters. On a Gateway whose controller gives each route its own
+// cluster (no GatewayClass: the default controller), one cluster per
+// distinct settings — shared when the same policies shape it through
+// both listeners, one each (the later suffixed) when they differ — each
+// route sending to the cluster carrying its own settings. On Envoy
+// Gateway's (policy.Controller.RuleClusterOnce, merge.ClusterShape) the
+// rule's one cluster is its route's on the first listener, with that
+// route's settings or none, and every route sends to it; with
+// mergeBackends, a route with no policy below the Gateway writing
+// clusters sends to the backend's shared cluster instead. The
+// expectations are egctl v1.9.0's (the Gateway's; its loader reads no
+// ListenerSet).
 func TestRuleClusterPerSettings(t *testing.T) {
 	policy := func(name, section string, max int) string {
 		return fmt.Sprintf(`---
@@ -31,19 +40,35 @@ spec:
   circuitBreaker: {maxConnections: %d}
 `, name, section, max)
 	}
+	const mergeBackends = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: merge, namespace: infra}\nspec: {mergeBackends: {}}\n"
+	proxied := strings.Replace(egTwoListeners, "  gatewayClassName: eg\n", "  gatewayClassName: eg\n  infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: merge}}\n", 1)
+	perListener := policy("a", ", sectionName: a", 100) + policy("b", ", sectionName: b", 200)
 	for _, tc := range []struct {
 		name     string
-		policies string
+		input    string
 		clusters int
-		want     map[string]uint32 // RouteConfiguration → max connections of its route's cluster
+		want     map[string]uint32 // RouteConfiguration → max connections of its route's cluster (0: none set)
 	}{
-		{"one policy: the rule's one cluster", policy("gw", "", 100), 1, map[string]uint32{"listener~80": 100, "listener~8080": 100}},
-		{"a policy per listener: a cluster each", policy("a", ", sectionName: a", 100) + policy("b", ", sectionName: b", 200), 2,
+		{"one policy: the rule's one cluster", egClass + egTwoListeners + policy("gw", "", 100), 1, map[string]uint32{"listener~80": 100, "listener~8080": 100}},
+		{"each route its own: a policy per listener, a cluster each", noClass(egTwoListeners) + perListener, 2,
 			map[string]uint32{"listener~80": 100, "listener~8080": 200}},
+		{"one per rule: a policy per listener, the first listener's", egClass + egTwoListeners + perListener, 1,
+			map[string]uint32{"listener~80": 100, "listener~8080": 100}},
+		{"one per rule: the Gateway's policy and a later listener's, the Gateway's on both", egClass + egTwoListeners + policy("gw", "", 100) + policy("b", ", sectionName: b", 200), 1,
+			map[string]uint32{"listener~80": 100, "listener~8080": 100}},
+		{"one per rule: the Gateway's policy and the first listener's, that listener's on both", egClass + egTwoListeners + policy("gw", "", 100) + policy("a", ", sectionName: a", 300), 1,
+			map[string]uint32{"listener~80": 300, "listener~8080": 300}},
+		{"one per rule: the first listener's policy alone, on both", egClass + egTwoListeners + policy("a", ", sectionName: a", 100), 1,
+			map[string]uint32{"listener~80": 100, "listener~8080": 100}},
+		{"one per rule: a later listener's policy alone, on neither", egClass + egTwoListeners + policy("b", ", sectionName: b", 200), 0,
+			map[string]uint32{"listener~80": 0, "listener~8080": 0}},
+		{"merged backends: the first listener's policy alone, the other route on the backend's", egClass + proxied + mergeBackends + policy("a", ", sectionName: a", 100), 1,
+			map[string]uint32{"listener~80": 100, "listener~8080": 0}},
+		{"merged backends: a later listener's policy alone, on its route", egClass + proxied + mergeBackends + policy("b", ", sectionName: b", 200), 1,
+			map[string]uint32{"listener~80": 0, "listener~8080": 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			input := egTwoListeners + tc.policies
-			gw := renderInline(t, input, "envoygateway")
+			gw := renderInline(t, tc.input, "envoygateway")
 			byName := map[string]*clusterv3.Cluster{}
 			rule := 0
 			for _, c := range gw.Clusters {
@@ -55,19 +80,31 @@ spec:
 			if rule != tc.clusters {
 				t.Fatalf("%d rule clusters, want %d", rule, tc.clusters)
 			}
-			want := tc.want
 			for _, rc := range gw.RouteConfigurations {
 				for _, vh := range rc.VirtualHosts {
 					for _, r := range vh.Routes {
 						c := byName[r.GetRoute().GetCluster()]
-						if got := c.GetCircuitBreakers().GetThresholds()[0].GetMaxConnections().GetValue(); got != want[rc.Name] {
-							t.Errorf("%s route %s sends to %s with max connections %d, want %d", rc.Name, r.Name, c.GetName(), got, want[rc.Name])
+						if c == nil {
+							t.Fatalf("%s route %s sends to %q, which is not defined", rc.Name, r.Name, r.GetRoute().GetCluster())
+						}
+						var got uint32
+						if th := c.GetCircuitBreakers().GetThresholds(); len(th) > 0 {
+							got = th[0].GetMaxConnections().GetValue()
+						}
+						if got != tc.want[rc.Name] {
+							t.Errorf("%s route %s sends to %s with max connections %d, want %d", rc.Name, r.Name, c.GetName(), got, tc.want[rc.Name])
 						}
 					}
 				}
 			}
 		})
 	}
+}
+
+// noClass is an input whose Gateway names a GatewayClass the input does
+// not hold: it takes every kind, under the default controller.
+func noClass(input string) string {
+	return strings.Replace(input, "gatewayClassName: eg", "gatewayClassName: none", 1)
 }
 
 // TestRuleClusterNotForBlackhole: under a target that keeps an unusable

@@ -4,6 +4,7 @@ import (
 	statefulsessionv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/stateful_session/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -43,7 +44,8 @@ func sessionFilter(t Target) filterDef {
 // asks for it, or that takes it from a delegating parent rule (the last
 // the entry inherits replaces the rule's own: the family decided which,
 // topology.DelegationRules.Inherits), as the target translates it
-// (Target.SessionPersistence), recording the filter the chain needs.
+// (Target.SessionPersistence, for the route object, rule and path match
+// the entry serves), recording the filter the chain needs.
 func (vb *vhostBuild) withSession(own map[string]*anypb.Any, e entry) map[string]*anypb.Any {
 	sp := ruleSession(e.rule)
 	if e.flat != nil {
@@ -59,10 +61,18 @@ func (vb *vhostBuild) withSession(own map[string]*anypb.Any, e entry) map[string
 	if s := vb.target.ExperimentalRuleFields; s != nil && !s.Bool(vb.opt.Config) {
 		return own // the controller ignores it under its deployment
 	}
+	at := policy.SessionSite{Kind: e.att.Route.Kind, Namespace: e.att.Route.Meta.Namespace, Name: e.att.Route.Meta.Name, Rule: e.ruleIndex}
+	if e.hm != nil {
+		at.Path = e.hm.Path
+	}
+	cfg := vb.target.SessionPersistence(sp, at)
+	if cfg == nil {
+		return own // the controller does not translate it here
+	}
 	if own == nil {
 		own = map[string]*anypb.Any{}
 	}
-	own[statefulSessionFilter] = mustAny(vb.target.SessionPersistence(sp))
+	own[statefulSessionFilter] = mustAny(cfg)
 	vb.filters = append(vb.filters, sessionFilter(vb.target))
 	return own
 }

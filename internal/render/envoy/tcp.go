@@ -37,16 +37,6 @@ import (
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
 
-// servedProtocol: the listener protocols render builds filter chains for
-// (a UDP listener has none: udp.go builds it, a listener of its own).
-func servedProtocol(p gwv1.ProtocolType) bool {
-	switch p {
-	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
-		return true
-	}
-	return false
-}
-
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
 // listeners of one port (the Envoy listener named listenerName), and
 // reports whether one matches on SNI (the listener then needs a
@@ -255,7 +245,7 @@ func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32
 		if len(pts) == 0 {
 			continue
 		}
-		s := gb.gatewayScope(pts, policy.ScopeRouteConfig)
+		s := gb.onListeners(gb.gatewayScope(pts, policy.ScopeRouteConfig), l)
 		terminate := streamTerminatesTLS(l)
 		for _, f := range onPort(s.fields, port) {
 			if streamTakes(f, terminate) || !renderedSomething(f) {
