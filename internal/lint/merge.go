@@ -190,43 +190,14 @@ func extensionTieNote(tie merge.Tie) string {
 	return ". For " + strings.Join(notes, "; for ")
 }
 
-// shadowed (GWP304) reports, once per policy and field, the route rules
-// on which a route-level result hides a less specific policy's field.
-func shadowed(in *Input) []diag.Diagnostic {
-	routes := map[shadowKey][]string{}
-	seen := map[shadowHit]bool{}
-	var order []shadowKey
-	for _, hs := range in.views().shadow {
-		for _, h := range hs {
-			if seen[h] {
-				continue
-			}
-			seen[h] = true
-			if _, ok := routes[h.k]; !ok {
-				order = append(order, h.k)
-			}
-			routes[h.k] = append(routes[h.k], h.desc)
-		}
-	}
-	var out []diag.Diagnostic
-	for _, k := range order {
-		rs := routes[k]
-		slices.Sort(rs)
-		out = append(out, k.p.Diag(GatewayFieldShadowed.Code, 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
-			k.field, k.p.ID(), len(rs), strings.Join(rs, ", ")))
-	}
-	return out
-}
-
-// overriddenAcrossFamilies (GWP307) reports, once per policy and field,
-// the listeners and route rules where a field of another family's kind
-// wins an Envoy path the field writes (merge.PathOverride), naming the
-// path and the winner.
-func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
+// placesByField groups hits by policy and field, in the order each was
+// first met, each one's places (the hits' descs) once and sorted: a
+// finding per policy field names every place.
+func placesByField(lists [][]fieldHit) ([]shadowKey, map[shadowKey][]string) {
 	places := map[shadowKey][]string{}
-	seen := map[crossHit]bool{}
+	seen := map[fieldHit]bool{}
 	var order []shadowKey
-	for _, hs := range append([][]crossHit{listenerOverrides(in.Result)}, in.views().cross...) {
+	for _, hs := range lists {
 		for _, h := range hs {
 			if seen[h] {
 				continue
@@ -238,10 +209,34 @@ func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
 			places[h.k] = append(places[h.k], h.desc)
 		}
 	}
+	for _, ps := range places {
+		slices.Sort(ps)
+	}
+	return order, places
+}
+
+// shadowed (GWP304) reports, once per policy and field, the route rules
+// on which a route-level result hides a less specific policy's field.
+func shadowed(in *Input) []diag.Diagnostic {
+	order, routes := placesByField(in.views().shadow)
+	var out []diag.Diagnostic
+	for _, k := range order {
+		rs := routes[k]
+		out = append(out, k.p.Diag(GatewayFieldShadowed.Code, 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
+			k.field, k.p.ID(), len(rs), strings.Join(rs, ", ")))
+	}
+	return out
+}
+
+// overriddenAcrossFamilies (GWP307) reports, once per policy and field,
+// the listeners and route rules where a field of another family's kind
+// wins an Envoy path the field writes (merge.PathOverride), naming the
+// path and the winner.
+func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
+	order, places := placesByField(append([][]fieldHit{listenerOverrides(in.Result)}, in.views().cross...))
 	var out []diag.Diagnostic
 	for _, k := range order {
 		ps := places[k]
-		slices.Sort(ps)
 		out = append(out, k.p.Diag(FieldOverriddenAcrossFamilies.Code, 0, k.p.FieldPath(k.field),
 			"%s of %s has no effect on %s: a policy of another controller family's kind writes the same Envoy path there and wins it; give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on the route or listener",
 			k.field, k.p.ID(), strings.Join(ps, "; ")))
@@ -254,25 +249,10 @@ func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
 // cluster the rule's route sends to: the rule's route on another listener
 // shaped the rule's one cluster (merge.ClusterShape).
 func clusterFromFirst(in *Input) []diag.Diagnostic {
-	places := map[shadowKey][]string{}
-	seen := map[crossHit]bool{}
-	var order []shadowKey
-	for _, hs := range in.views().cluster {
-		for _, h := range hs {
-			if seen[h] {
-				continue
-			}
-			seen[h] = true
-			if _, ok := places[h.k]; !ok {
-				order = append(order, h.k)
-			}
-			places[h.k] = append(places[h.k], h.desc)
-		}
-	}
+	order, places := placesByField(in.views().cluster)
 	var out []diag.Diagnostic
 	for _, k := range order {
 		ps := places[k]
-		slices.Sort(ps)
 		out = append(out, k.p.Diag(ClusterFromFirstListener.Code, 0, k.p.FieldPath(k.field),
 			"%s of %s is not on the cluster of %s: the controller builds a route rule's one cluster from its route on the first listener serving it; set it where that route takes it (that listener, the Gateway or the route), or attach the route through one listener",
 			k.field, k.p.ID(), strings.Join(ps, "; ")))

@@ -19,24 +19,19 @@ type ruleViews struct {
 	once sync.Once
 	// shadow, merges and cross are per route of Result.Routes, in the
 	// order the route's views were walked.
-	shadow [][]shadowHit
+	shadow [][]fieldHit
 	merges [][]mergeHit
-	cross  [][]crossHit
+	cross  [][]fieldHit
 	// cluster are the fields whose cluster settings the rule's route on
 	// another listener replaces (merge.ClusterShape, GWP308).
-	cluster [][]crossHit
+	cluster [][]fieldHit
 }
 
-// crossHit is a policy's field another family's kind overrides on one
-// route rule (merge.PathOverride, GWP307), desc naming the rule and the
-// winner.
-type crossHit struct {
-	k    shadowKey
-	desc string
-}
-
-// shadowHit is a policy's field hidden on one route rule, desc naming it.
-type shadowHit struct {
+// fieldHit is a policy's field that does not take effect at one place:
+// hidden on a route rule (GWP304), overridden by another family's kind
+// (merge.PathOverride, GWP307) or off the rule's cluster (GWP308), desc
+// naming the place (and the winner).
+type fieldHit struct {
 	k    shadowKey
 	desc string
 }
@@ -58,10 +53,10 @@ func (in *Input) views() *ruleViews {
 	v := &in.ruleViews
 	v.once.Do(func() {
 		res := in.Result
-		v.shadow = make([][]shadowHit, len(res.Routes))
+		v.shadow = make([][]fieldHit, len(res.Routes))
 		v.merges = make([][]mergeHit, len(res.Routes))
-		v.cross = make([][]crossHit, len(res.Routes))
-		v.cluster = make([][]crossHit, len(res.Routes))
+		v.cross = make([][]fieldHit, len(res.Routes))
+		v.cluster = make([][]fieldHit, len(res.Routes))
 		parallel.Each(len(res.Routes), func(i int) {
 			v.shadow[i], v.merges[i], v.cross[i], v.cluster[i] = routeViews(res, res.Routes[i])
 		})
@@ -82,7 +77,7 @@ func (in *Input) views() *ruleViews {
 // family's kind overrides are GWP307's. So is the view of a rule whose
 // route on another listener shaped its cluster (merge.Result.RuleClusterFrom):
 // its fields whose settings are not on that cluster are GWP308's.
-func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross, cluster []crossHit) {
+func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []fieldHit, merges []mergeHit, cross, cluster []fieldHit) {
 	several := res.MultiFamily()
 	for _, parent := range rp.Route.Parents {
 		for _, l := range parent.Listeners {
@@ -123,7 +118,7 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 // route's cluster are not theirs: the rule's route on another listener
 // shaped the rule's one cluster (merge.EffectiveField.ClusterFrom) — the
 // fields that set something there (policy.ClusterSetter), of policies.
-func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
+func appendClusterLost(hits []fieldHit, view []merge.EffectiveField, place string) []fieldHit {
 	for _, e := range view {
 		c := e.ClusterFrom
 		if c == nil || e.ClusterOnly || e.OverriddenBy != nil || e.Field.Owner.IsBuiltIn() {
@@ -138,7 +133,7 @@ func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place strin
 		}
 		desc := fmt.Sprintf("%s (its route on listener %s shaped the cluster, %s)", place, c.Listener.ID(), there)
 		for _, ct := range e.Field.Contributors {
-			hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+			hits = append(hits, fieldHit{shadowKey{ct.Policy, e.Key}, desc})
 		}
 	}
 	return hits
@@ -148,13 +143,13 @@ func appendClusterLost(hits []crossHit, view []merge.EffectiveField, place strin
 // overrides (merge.EffectiveField.OverriddenBy), and those whose
 // settings a backend's cluster takes from a policy on the backend of
 // another family's kind (OnClusters).
-func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
+func appendOverridden(hits []fieldHit, view []merge.EffectiveField, place string) []fieldHit {
 	for _, e := range view {
 		for _, c := range e.OnClusters {
 			desc := fmt.Sprintf("the cluster of %s %s/%s port %d for %s (%s by %s field %s of %s; %s: %s)", c.Backend.Kind, c.Backend.Namespace, c.Backend.Name, c.Port,
 				place, c.Path, c.Kind.GroupKind().Kind, c.Key, c.Field.Owner.Policy.Describe(), c.Decision.Rule, c.Decision.Detail)
 			for _, ct := range e.Field.Contributors {
-				hits = append(hits, crossHit{shadowKey{ct.Policy, e.Key}, desc})
+				hits = append(hits, fieldHit{shadowKey{ct.Policy, e.Key}, desc})
 			}
 		}
 		o := e.OverriddenBy
@@ -163,7 +158,7 @@ func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string
 		}
 		desc := fmt.Sprintf("%s (%s by %s field %s of %s; %s: %s)", place, o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
 		for _, c := range e.Field.Contributors {
-			hits = append(hits, crossHit{shadowKey{c.Policy, e.Key}, desc})
+			hits = append(hits, fieldHit{shadowKey{c.Policy, e.Key}, desc})
 		}
 	}
 	return hits
@@ -171,7 +166,7 @@ func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string
 
 // appendShadowed adds the fields a view's own (not inherited) results
 // hide.
-func appendShadowed(hits []shadowHit, view []merge.EffectiveField, place string) []shadowHit {
+func appendShadowed(hits []fieldHit, view []merge.EffectiveField, place string) []fieldHit {
 	for _, e := range view {
 		if e.Inherited {
 			continue
@@ -183,7 +178,7 @@ func appendShadowed(hits []shadowHit, view []merge.EffectiveField, place string)
 					desc += " (by the rule's own " + e.Key + ")"
 				}
 				// a whole-overriding kind shadows every field of the policy
-				hits = append(hits, shadowHit{shadowKey{c.Policy, s.Key}, desc})
+				hits = append(hits, fieldHit{shadowKey{c.Policy, s.Key}, desc})
 			}
 		}
 	}
@@ -208,11 +203,11 @@ func appendMergedAlone(hits []mergeHit, routed merge.Points, place string) []mer
 // listener (merge.PathOverride, policy.EnvoyPath.OnListener): reported
 // once per listener rather than on every route it serves. None without
 // policies of several families in the input.
-func listenerOverrides(res *merge.Result) []crossHit {
+func listenerOverrides(res *merge.Result) []fieldHit {
 	if !res.MultiFamily() {
 		return nil
 	}
-	var hits []crossHit
+	var hits []fieldHit
 	for _, gp := range res.Gateways {
 		for _, lp := range gp.Listeners {
 			for _, e := range res.Effective(nil, lp.Listener) {
@@ -222,7 +217,7 @@ func listenerOverrides(res *merge.Result) []crossHit {
 				}
 				desc := fmt.Sprintf("listener %s (%s by %s field %s of %s; %s: %s)", lp.Listener.ID(), o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
 				for _, c := range e.Field.Contributors {
-					hits = append(hits, crossHit{shadowKey{c.Policy, e.Key}, desc})
+					hits = append(hits, fieldHit{shadowKey{c.Policy, e.Key}, desc})
 				}
 			}
 		}
