@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -187,5 +188,45 @@ func TestWrittenAt(t *testing.T) {
 	}
 	if got := unrendered(writtenAt{}, &v, reflect.TypeFor[record]()); got != "maxParallelRetries" {
 		t.Errorf("unrendered without the object: %q, want maxParallelRetries", got)
+	}
+}
+
+// TestPathTypeWrittenOrStored: a rate limit rule's path selector and an
+// authorization rule's operation path without a type are stored with the
+// CRD's PathPrefix (the model decodes it), and read as written
+// PathPrefix; the typed values the rules are built from carry the type
+// either way, so the fallback for an unset type (Envoy Gateway's own
+// ptr.Deref) is reached only with a CRD given without the default.
+func TestPathTypeWrittenOrStored(t *testing.T) {
+	const doc = `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: p, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  rateLimit:
+    local:
+      rules:
+      - clientSelectors: [{path: %s}]
+        limit: {requests: 5, unit: Second}
+`
+	var rules []rlRule
+	for _, path := range []string{"{value: /a}", "{type: PathPrefix, value: /a}"} {
+		objs := stored(t, strings.Replace(doc, "%s", path, 1))
+		var spec egv1a1.BackendTrafficPolicySpec
+		if err := objs[0].DecodeField("spec", &spec); err != nil {
+			t.Fatal(err)
+		}
+		sel := spec.RateLimit.Local.Rules[0].ClientSelectors[0].Path
+		if sel.Type == nil || *sel.Type != "PathPrefix" {
+			t.Fatalf("%s: type %v, want PathPrefix as stored", path, sel.Type)
+		}
+		r, err := buildRule(&spec.RateLimit.Local.Rules[0], "default", "p", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	if !reflect.DeepEqual(rules[0], rules[1]) {
+		t.Errorf("left to the CRD: %+v\nwritten: %+v", rules[0], rules[1])
 	}
 }
