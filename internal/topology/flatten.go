@@ -293,8 +293,8 @@ func describeMatch(m gwv1.HTTPRouteMatch) string {
 // match), which the API server writes and the model decodes, so a route
 // checked against the shipped CRD never reaches the fallback; a route
 // whose HTTPRoute CRD comes from --crds or the input without those
-// defaults does, and is read as the controllers read an absent path
-// (Envoy Gateway's route.go: PathMatchTypeDerefOr(…, PathPrefix)).
+// defaults does, and is read as the controllers' translators read an
+// absent path type, PathPrefix.
 func PathOf(p *gwv1.HTTPPathMatch) (gwv1.PathMatchType, string) {
 	t, v := gwv1.PathMatchPathPrefix, "/"
 	if p != nil && p.Type != nil {

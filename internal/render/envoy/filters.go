@@ -250,9 +250,9 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	}
 	// The HTTPRoute CRD defaults statusCode to 302, which the API server
 	// writes and the model decodes; a filter without one (its CRD gave no
-	// default) answers the controller's own default: kgateway's 302
-	// (Target.RedirectFound), else Envoy's 301, as Envoy Gateway's
-	// translator sets no code.
+	// default) answers the controller's own default: 302 under
+	// Target.RedirectFound, else Envoy's 301, for a translator that sets
+	// no code.
 	switch {
 	case f.StatusCode != nil:
 		ra.ResponseCode = redirectCodes[*f.StatusCode]
