@@ -417,7 +417,9 @@ type extAuthService struct {
 // request headers (and up to a limit of the body), enabled on the route;
 // recomputeRoute picks the route again after the check. The service is
 // one backend: a Service port, reached through gwpol's cluster for it
-// (kube_<ns>_<name>_<port>, HTTP/2 for gRPC), or an Envoy Gateway Backend,
+// (kube_<ns>_<name>_<port>; HTTP/2 for gRPC, with Envoy Gateway's window
+// sizes, as every cluster it builds for a gRPC destination has them), or an
+// Envoy Gateway Backend,
 // through the cluster gwpol gives it as a route's backend
 // (backend_<ns>_<name>_<port>) — where Envoy Gateway names a cluster
 // after the policy. The authority (and the HTTP service's host) is Envoy
@@ -469,7 +471,7 @@ func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.
 	if grpc {
 		h2, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
 			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
-				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: http2Windows()}}}})
 		if err != nil {
 			return nil, err
 		}

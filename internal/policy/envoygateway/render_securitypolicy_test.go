@@ -105,8 +105,9 @@ spec:
 
 // TestRenderExtAuth: the ext auth service is a filter named after the
 // policy, enabled per route, calling the cluster gwpol gives its one
-// backend (HTTP/2 for gRPC) with Envoy Gateway's authority; several
-// backends, and a backendRef's weight, are not rendered yet
+// backend (HTTP/2 for gRPC, with Envoy Gateway's window sizes) with Envoy
+// Gateway's authority; several backends, and a backendRef's weight, are
+// not rendered yet
 // (unsupported).
 func TestRenderExtAuth(t *testing.T) {
 	objs, err := manifest.Parse("b.yaml", []byte(extAuthBackends), manifest.Limits{})
@@ -182,7 +183,12 @@ func TestRenderExtAuth(t *testing.T) {
 			}
 			if has {
 				if err := opts.UnmarshalTo(&h); err != nil || h.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
-					t.Errorf("cluster %v, want explicit HTTP/2 (%v)", c, err)
+					t.Fatalf("cluster %v, want explicit HTTP/2 (%v)", c, err)
+				}
+				// Envoy Gateway's window sizes (buildHTTP2Settings' defaults).
+				o := h.GetExplicitHttpConfig().GetHttp2ProtocolOptions()
+				if o.GetInitialStreamWindowSize().GetValue() != 65536 || o.GetInitialConnectionWindowSize().GetValue() != 1048576 {
+					t.Errorf("HTTP/2 options %v, want windows 65536 per stream, 1048576 per connection", o)
 				}
 			}
 		})
