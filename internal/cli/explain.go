@@ -282,8 +282,18 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 			for _, g := range f.Guardrails {
 				lines = append(lines, guardLine(g))
 			}
-			if len(f.Value) > 0 {
+			switch {
+			case len(f.Value) > 0 && f.CRDDefault:
+				lines = append(lines, "value: "+string(f.Value)+" (CRD default)")
+			case len(f.Value) > 0:
 				lines = append(lines, "value: "+string(f.Value))
+			case f.CRDDefault:
+				lines = append(lines, "value: the CRD default (its object does not write the field)")
+			}
+			if !f.CRDDefault {
+				for _, d := range f.Defaults {
+					lines = append(lines, d.Path+": "+string(d.Value)+" (CRD default)")
+				}
 			}
 			rows = append(rows, fieldRow{Key: f.Field, Lines: lines})
 		}

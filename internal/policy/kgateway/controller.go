@@ -101,7 +101,7 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// and writes the Gateway API filters as its built-in plugin does
 	// (krtcollections/builtin.go: translateStatusCode's 302 default,
 	// urlRewriteIr.apply, translatePathRewrite)
-	PathModifiersAsWritten: true}
+	PathModifiersAsWritten: true, RedirectFound: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
