@@ -51,6 +51,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 			}
 		}
 	}
+	s.proxyUses(g, own)
 	s.routeUses(g, own, verdict)
 	s.callerUses(g.Model, callers)
 	s.conflicts()
@@ -58,7 +59,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
-			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Port: e.port, Gateway: e.gateway, Conditions: e.conds})
+			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Port: e.port, Unqualified: e.unqualified, Gateway: e.gateway, Conditions: e.conds})
 		}
 	}
 	return out
@@ -76,16 +77,26 @@ type btlsRun struct {
 }
 
 // btlsEntry is one ancestor of a policy: a route's parentRef (a Gateway,
-// its sectionName and port) or a calling policy. Entries are told apart
-// without the port (status.ancestorRefsEqual compares group, kind,
-// namespace, name and sectionName): the first parentRef reported keeps
-// its port, a later one differing only there adds nothing.
+// its sectionName and port), a calling policy or the EnvoyProxy whose
+// telemetry sends to the backend. Entries are told apart without the
+// port (status.ancestorRefsEqual compares group, kind, namespace, name
+// and sectionName): the first parentRef reported keeps its port, a later
+// one differing only there adds nothing. A parentRef is reported as
+// written, so one written without a namespace (unqualified; key holds
+// the route's namespace it resolves to) is another ancestor than one
+// naming that namespace.
 type btlsEntry struct {
-	key     model.Key
-	section string
-	port    int32
-	gateway *topology.Gateway
-	conds   []metav1.Condition
+	key         model.Key
+	section     string
+	port        int32
+	unqualified bool
+	gateway     *topology.Gateway
+	conds       []metav1.Condition
+}
+
+// same: e and o are one ancestor reference (ancestorRefsEqual).
+func (e *btlsEntry) same(o *btlsEntry) bool {
+	return e.key == o.key && e.section == o.section && e.unqualified == o.unqualified
 }
 
 // targetKey is the backend a BackendTLSPolicy's targetRef names, in the
@@ -129,6 +140,8 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 					continue
 				}
 				anc := model.Key{Group: deref(p.Ref.Group), Kind: deref(p.Ref.Kind), Namespace: deref(p.Ref.Namespace), Name: string(p.Ref.Name)}
+				// the namespace as written: the parentRef's is defaulted
+				unqualified := p.Index < len(rt.ParentRefs) && deref(rt.ParentRefs[p.Index].Namespace) == ""
 				section := deref(p.Ref.SectionName)
 				port := int32(0)
 				if p.Ref.Port != nil {
@@ -145,7 +158,7 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 						}
 						k := routeBackendKey(b)
 						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil && reaches(gp, k) {
-							s.report(gp, anc, section, port, p.Gateway)
+							s.report(gp, anc, section, port, unqualified, p.Gateway)
 						}
 					}
 				}
@@ -185,7 +198,7 @@ func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 					port = *r.Port
 				}
 				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil && reaches(gp, k) {
-					s.report(gp, anc, "", 0, nil)
+					s.report(gp, anc, "", 0, false, nil)
 				}
 			})
 		}
@@ -221,8 +234,9 @@ func (s *btlsRun) governing(k model.Key, section string) *policy.Policy {
 
 // report adds the ancestor to p's entries (once), with the controller's
 // verdict on p's references (its Judgement).
-func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port int32, gw *topology.Gateway) {
-	if slices.ContainsFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == anc && e.section == section }) {
+func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port int32, unqualified bool, gw *topology.Gateway) {
+	e := &btlsEntry{key: anc, section: section, port: port, unqualified: unqualified, gateway: gw}
+	if slices.ContainsFunc(s.entries[p], e.same) {
 		return
 	}
 	var conds []metav1.Condition
@@ -232,7 +246,8 @@ func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port i
 	if conds == nil {
 		return // the kind's decode refused it: no destination takes it
 	}
-	s.entries[p] = append(s.entries[p], &btlsEntry{key: anc, section: section, port: port, gateway: gw, conds: conds})
+	e.conds = conds
+	s.entries[p] = append(s.entries[p], e)
 }
 
 // conflicts is ProcessBackendTLSPolicyStatus: a policy whose targetRef
@@ -252,9 +267,9 @@ func (s *btlsRun) conflicts() {
 			cond := backendTLSConflicted(first)[0]
 			c := metav1.Condition{Type: cond.Type, Status: metav1.ConditionStatus(cond.Status), Reason: cond.Reason, Message: cond.Message}
 			for _, fe := range s.entries[first] {
-				i := slices.IndexFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == fe.key && e.section == fe.section })
+				i := slices.IndexFunc(s.entries[p], fe.same)
 				if i < 0 {
-					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, port: fe.port, gateway: fe.gateway})
+					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, port: fe.port, unqualified: fe.unqualified, gateway: fe.gateway})
 					i = len(s.entries[p]) - 1
 				}
 				e := s.entries[p][i]
