@@ -284,7 +284,9 @@ func TestEnvoyGatewayBackendTLSPolicyAncestorNamespaceAsWritten(t *testing.T) {
 // OpenTelemetry sinks — stops at the first error it returns: an access
 // log match that is not CEL, a Service missing or without the TCP port,
 // a kind other than Service or Backend, or the policy's own TLS failing
-// (its ancestor set first); a later sink's policy then has no ancestor.
+// (its ancestor set first); a later sink's policy then has no ancestor. A
+// Gateway refused whole (an EnvoyProxy Envoy Gateway refuses) is not
+// walked.
 func TestEnvoyGatewayBackendTLSPolicyTelemetryAncestor(t *testing.T) {
 	const ok = "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"
 	const noCA = "Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef"
@@ -341,6 +343,9 @@ func TestEnvoyGatewayBackendTLSPolicyTelemetryAncestor(t *testing.T) {
 		{name: "an access log match that is not CEL stops the walk before the tracing",
 			docs: envoyProxy("    accessLog: {settings: [{matches: ['a ==('], sinks: ["+otelLog("logs")+"]}]}\n"+tracing("traces")) +
 				svc("logs") + svc("traces") + policy("l", "logs", "") + policy("t", "traces", ""),
+			want: nil},
+		{name: "an EnvoyProxy Envoy Gateway refuses: its Gateway is not translated, nothing walked",
+			docs: strings.Replace(envoyProxy(tracing("traces")), "spec:\n", "spec:\n  provider: {type: Host}\n", 1) + svc("traces") + policy("t", "traces", ""),
 			want: nil},
 		{name: "a disabled access log is not walked",
 			docs: envoyProxy("    accessLog: {disable: true, settings: [{sinks: ["+otelLog("logs")+"]}]}\n"+tracing("traces")) +

@@ -19,7 +19,8 @@ import (
 // is the EnvoyProxy: group gateway.envoyproxy.io, its namespace and
 // name). The sinks are walked in that order — access log settings and
 // their ALS and OpenTelemetry sinks, the tracing provider, the metrics
-// OpenTelemetry sinks — and the walk stops for the Gateway at the first
+// OpenTelemetry sinks — for each Gateway not refused whole (an invalid
+// EnvoyProxy refuses it first), and the walk stops for it at the first
 // failure Envoy Gateway returns (the Gateway is then not accepted, its
 // later sinks untranslated): an access log setting with a match that is
 // not CEL, a backendRef of a kind other than Service or Backend, a
@@ -29,8 +30,8 @@ import (
 // TLS failure (after its ancestor is set).
 func (s *btlsRun) proxyUses(g *topology.Graph, own func(*topology.Gateway) bool) {
 	for _, gw := range g.Gateways {
-		if !own(gw) {
-			continue
+		if !own(gw) || gw.Refused.Reason != "" {
+			continue // a refused Gateway is never translated (GetRelevantGateways)
 		}
 		pc, ok := effectiveProxy(gw.Gateway, g.Model)
 		if !ok {
