@@ -372,3 +372,79 @@ func TestEnvoyGatewayBackendTLSPolicyTelemetryAncestor(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayBackendTLSPolicyAggregated: Envoy Gateway cuts a
+// BackendTLSPolicy's ancestors to 16 as it does every policy's
+// (ProcessBackendTLSPolicyStatus → TruncatePolicyAncestors): the most
+// important kept — not accepted first, then by the reference's namespace
+// as written (none for a parentRef written without one), then its name —
+// and the 16th kept says Aggregated; while it writes them it holds 17 at
+// most (boundPolicyAncestors). A later policy Conflicted with it copies
+// the 16 it kept, without Aggregated.
+func TestEnvoyGatewayBackendTLSPolicyAggregated(t *testing.T) {
+	const ok = "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"
+	const agg = "Accepted=True/Accepted Aggregated=True/Aggregated ResolvedRefs=True/ResolvedRefs"
+	var docs strings.Builder
+	docs.WriteString(egClassDoc)
+	var refs []string
+	for i := range 18 {
+		fmt.Fprintf(&docs, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g%02d, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n", i)
+		refs = append(refs, fmt.Sprintf("{name: g%02d, namespace: infra}", i))
+	}
+	docs.WriteString("---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{port: 8443}]}\n")
+	policy := func(name string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: a.example.com, wellKnownCACertificates: System}\n"
+	}
+	route := func(refs []string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n" +
+			"  parentRefs: [" + strings.Join(refs, ", ") + "]\n  rules: [{backendRefs: [{name: svc, port: 8443}]}]\n"
+	}
+	kept := func(first string, from, to int, last, also string) []string {
+		var out []string
+		if first != "" {
+			out = append(out, first)
+		}
+		for i := from; i <= to; i++ {
+			v := ok
+			if i == to {
+				v = last
+			}
+			out = append(out, fmt.Sprintf("p @ Gateway/infra/g%02d: %s", i, v))
+		}
+		if also != "" {
+			out = append(out, also)
+		}
+		return out
+	}
+	// the last parentRef written without a namespace: Gateway//g17 ranks first
+	unq := slices.Clone(refs)
+	unq[17] = "{name: g17}"
+	conflicted := kept("", 0, 15, agg, "")
+	for i := range 16 {
+		conflicted = append(conflicted, fmt.Sprintf("q @ Gateway/infra/g%02d: Accepted=False/Conflicted", i))
+	}
+	for _, tc := range []struct {
+		name, docs string
+		want       []string
+	}{
+		{"18 Gateways: the first 16 by name, the 16th Aggregated", route(refs) + policy("p"), kept("", 0, 15, agg, "")},
+		{"one of them written without a namespace ranks first", route(unq) + policy("p"), kept("", 0, 14, agg, "p @ Gateway/g17: "+ok)},
+		{"a later duplicate Conflicted on the 16 kept, no Aggregated of its own", route(refs) + policy("p") + policy("q"), conflicted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := egStatuses(status.Compute(compileFull(t, docs.String()+tc.docs).Result, status.Options{}))
+			var ancs []string
+			for k, v := range got {
+				if rest, ok := strings.CutPrefix(k, "BackendTLSPolicy/infra/"); ok {
+					ancs = append(ancs, rest+": "+v)
+				}
+			}
+			slices.Sort(ancs)
+			want := slices.Sorted(slices.Values(tc.want))
+			if !slices.Equal(ancs, want) {
+				t.Errorf("ancestors\n%s\nwant\n%s", strings.Join(ancs, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}

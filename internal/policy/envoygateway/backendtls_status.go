@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -247,13 +248,70 @@ func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port i
 		return // the kind's decode refused it: no destination takes it
 	}
 	e.conds = conds
+	s.add(p, e)
+}
+
+// add appends e to p's entries, holding at most maxAncestors+1 of them
+// as Envoy Gateway does while it writes the status
+// (SetConditionForPolicyAncestor → boundPolicyAncestors): past that, the
+// least important goes (evictBTLS).
+func (s *btlsRun) add(p *policy.Policy, e *btlsEntry) {
 	s.entries[p] = append(s.entries[p], e)
+	if es := s.entries[p]; len(es) > maxAncestors+1 {
+		least := 0
+		for i := 1; i < len(es); i++ {
+			if btlsImportance(es[least], es[i]) < 0 {
+				least = i
+			}
+		}
+		s.entries[p] = slices.Delete(es, least, least+1)
+	}
+}
+
+// btlsImportance is lessPolicyAncestor on two entries: not accepted
+// first, then overridden, then the rest (importance); within a rank by
+// the reference's namespace as written (none for an unqualified one),
+// then its name.
+func btlsImportance(a, b *btlsEntry) int {
+	rank := func(e *btlsEntry) int { return importance(&entry{conds: e.conds}) }
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.writtenNamespace(), b.writtenNamespace()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.key.Name, b.key.Name)
+}
+
+// writtenNamespace is the namespace the reference is written with.
+func (e *btlsEntry) writtenNamespace() string {
+	if e.unqualified {
+		return ""
+	}
+	return e.key.Namespace
+}
+
+// truncate is TruncatePolicyAncestors on p's entries: past
+// maxAncestors, the most important kept (btlsImportance) and the last
+// kept says Aggregated.
+func (s *btlsRun) truncate(p *policy.Policy) {
+	es := s.entries[p]
+	if len(es) <= maxAncestors {
+		return
+	}
+	slices.SortStableFunc(es, btlsImportance)
+	es = es[:maxAncestors]
+	last := es[maxAncestors-1]
+	last.conds = slices.DeleteFunc(slices.Clone(last.conds), func(c metav1.Condition) bool { return c.Type == "Aggregated" })
+	last.conds = append(last.conds, aggregated())
+	s.entries[p] = es
 }
 
 // conflicts is ProcessBackendTLSPolicyStatus: a policy whose targetRef
 // key an earlier one has (the first such targetRef; the ones after it are
 // not claimed) takes Accepted=False/Conflicted on each of that policy's
-// ancestors, beside its own.
+// ancestors, beside its own; then each policy's ancestors are cut to
+// maxAncestors (truncate), in processing order.
 func (s *btlsRun) conflicts() {
 	claimed := map[string]*policy.Policy{}
 	for _, p := range s.ordered {
@@ -269,8 +327,8 @@ func (s *btlsRun) conflicts() {
 			for _, fe := range s.entries[first] {
 				i := slices.IndexFunc(s.entries[p], fe.same)
 				if i < 0 {
-					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, port: fe.port, unqualified: fe.unqualified, gateway: fe.gateway})
-					i = len(s.entries[p]) - 1
+					s.add(p, &btlsEntry{key: fe.key, section: fe.section, port: fe.port, unqualified: fe.unqualified, gateway: fe.gateway, conds: []metav1.Condition{c}})
+					continue
 				}
 				e := s.entries[p][i]
 				e.conds = slices.DeleteFunc(slices.Clone(e.conds), func(o metav1.Condition) bool { return o.Type == c.Type })
@@ -283,6 +341,9 @@ func (s *btlsRun) conflicts() {
 			}
 			break
 		}
+		// each policy in turn, so a later one conflicting with it copies
+		// the ancestors it kept
+		s.truncate(p)
 	}
 }
 
