@@ -212,6 +212,15 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 	onScopedGateway := func(kind, group, ns, name string) bool {
 		return kind == "Gateway" && (group == "" || group == "gateway.networking.k8s.io") && sc.asked[ns+"/"+name]
 	}
+	// an ancestor written without a namespace is selected by the one it
+	// resolves to
+	ancestorOnScoped := func(a status.Ancestor) bool {
+		ref := a.AncestorRef
+		if ref.Namespace == "" {
+			ref.Namespace = a.ResolvedNamespace
+		}
+		return onScopedGateway(ref.Kind, ref.Group, ref.Namespace, ref.Name)
+	}
 	for _, r := range rep.Routes {
 		if !sc.routes[r.Kind+"/"+r.Namespace+"/"+r.Name] {
 			continue
@@ -237,17 +246,11 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 		out.Routes = append(out.Routes, r)
 	}
 	for _, p := range rep.Policies {
-		if !sc.policies[p.Group+"/"+p.Kind+"/"+p.Namespace+"/"+p.Name] && !slices.ContainsFunc(p.Ancestors, func(a status.Ancestor) bool {
-			return onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-		}) {
+		if !sc.policies[p.Group+"/"+p.Kind+"/"+p.Namespace+"/"+p.Name] && !slices.ContainsFunc(p.Ancestors, ancestorOnScoped) {
 			continue
 		}
-		if slices.ContainsFunc(p.Ancestors, func(a status.Ancestor) bool {
-			return onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-		}) {
-			p.Ancestors = slices.DeleteFunc(slices.Clone(p.Ancestors), func(a status.Ancestor) bool {
-				return !onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-			})
+		if slices.ContainsFunc(p.Ancestors, ancestorOnScoped) {
+			p.Ancestors = slices.DeleteFunc(slices.Clone(p.Ancestors), func(a status.Ancestor) bool { return !ancestorOnScoped(a) })
 		}
 		out.Policies = append(out.Policies, p)
 	}

@@ -161,9 +161,13 @@ func (a AncestorRef) String() string {
 
 // Ancestor is one ancestor's policy status.
 type Ancestor struct {
-	AncestorRef    AncestorRef `json:"ancestorRef"`
-	ControllerName string      `json:"controllerName"`
-	Conditions     []Condition `json:"conditions"`
+	AncestorRef AncestorRef `json:"ancestorRef"`
+	// ResolvedNamespace is the namespace of the object the reference
+	// names, which a reference written without one leaves out of
+	// AncestorRef; views that select ancestors by their object read it.
+	ResolvedNamespace string      `json:"-"`
+	ControllerName    string      `json:"controllerName"`
+	Conditions        []Condition `json:"conditions"`
 }
 
 // Options for Compute.
@@ -457,9 +461,8 @@ func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus,
 	gk := p.Kind.GroupKind()
 	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
 	for _, a := range as {
-		ref := ancestorOf(a.Ancestor)
-		ref.SectionName, ref.Port = a.Section, a.Port
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
+		ref, ns := kindAncestorRef(a)
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ResolvedNamespace: ns, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
@@ -476,9 +479,8 @@ func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorSta
 	st.Ancestors = slices.DeleteFunc(st.Ancestors, func(a Ancestor) bool { _, decided := fa[a.ControllerName]; return decided })
 	for _, ctrl := range slices.Sorted(maps.Keys(fa)) {
 		for _, a := range fa[ctrl] {
-			ref := ancestorOf(a.Ancestor)
-			ref.SectionName, ref.Port = a.Section, a.Port
-			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ControllerName: ctrl, Conditions: conv(a.Conditions)})
+			ref, ns := kindAncestorRef(a)
+			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ResolvedNamespace: ns, ControllerName: ctrl, Conditions: conv(a.Conditions)})
 		}
 	}
 	slices.SortFunc(st.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
@@ -950,6 +952,18 @@ type use struct {
 
 func ancestorOf(k model.Key) AncestorRef {
 	return AncestorRef{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+}
+
+// kindAncestorRef is the reference a kind decided, as its controller
+// writes it — without a namespace where it was written without one
+// (policy.AncestorStatus.Unqualified) —, and the namespace it resolves to.
+func kindAncestorRef(a policy.AncestorStatus) (AncestorRef, string) {
+	ref := ancestorOf(a.Ancestor)
+	ref.SectionName, ref.Port = a.Section, a.Port
+	if a.Unqualified {
+		ref.Namespace = ""
+	}
+	return ref, a.Ancestor.Namespace
 }
 
 // usesIndex lists, for every policy, each merge point that holds it (valid
