@@ -113,6 +113,7 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // response body comes from).
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
 	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
+	"SecurityPolicy.apiKeyAuth":             typedWith[*egv1a1.APIKeyAuth]("apiKeyAuth", renderAPIKeyAuth),
 	"BackendTrafficPolicy.responseOverride": typedWith[[]*egv1a1.ResponseOverride]("responseOverride", renderResponseOverride),
 	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),
 }
