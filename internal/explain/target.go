@@ -92,6 +92,12 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 				rep.Targets = append(rep.Targets, Listener(r, l, opt))
 			}
 		}
+		if len(rep.Targets) == 0 && gw.Refused.Reason != "" {
+			// its controller refused it whole (topology.Gateway.Refused):
+			// nothing of it is translated, so it has no listener to show
+			return nil, diag.Errorf(diag.NotFound, "Gateway %s/%s has nothing to explain: its controller translates nothing of it (%s: %s), so no listener, route or policy is served there",
+				gw.Namespace, gw.Name, gw.Refused.Reason, gw.Refused.Message)
+		}
 		if len(rep.Targets) == 0 {
 			return nil, Absent(g.Model, t, ListenerNames(gw))
 		}

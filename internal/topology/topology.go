@@ -114,7 +114,8 @@ type Gateway struct {
 	title   string          // how messages name its controller (Controller.Title)
 	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
 	// Refused is its controller's verdict refusing the whole Gateway
-	// (Controller.Gateway), decided once when the graph is built; its
+	// (Controller.Gateway, or its class's GatewayReport.Pending), decided
+	// once when the graph is built; its
 	// Reason is "" when the Gateway is accepted. Status, render, explain
 	// and lint all read it.
 	Refused Refusal
@@ -431,6 +432,14 @@ func Build(m *model.Model, opt Options) *Graph {
 			g.Diagnostics = append(g.Diagnostics, ds...)
 		}
 		if v := g.Classes[string(mg.Spec.GatewayClassName)]; v != nil && !v.Refused {
+			if pending := v.Gateway.Pending; pending != nil {
+				var ds []diag.Diagnostic
+				gw.Refused, ds = pending(m, mg)
+				g.Diagnostics = append(g.Diagnostics, ds...)
+				if gw.Refused.Reason != "" {
+					continue // nothing of it is translated: no listeners
+				}
+			}
 			gw.Reported = append(gw.Reported, v.Gateway.Conditions...)
 			gw.NoListenerStatus = v.Gateway.NoListenerStatus
 		}
