@@ -330,7 +330,7 @@ func filterOrderLine(steps []explain.FilterStep) string {
 
 func sectionWord(kind string) string {
 	switch kind {
-	case "Gateway", "ListenerSet":
+	case "Gateway", "ListenerSet", "XListenerSet":
 		return "listener"
 	case "Service":
 		return "port"

@@ -1,6 +1,9 @@
 package kgateway
 
-import "github.com/gwpol/gwpol/internal/policy"
+import (
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
 
 // kgateway's controller settings (its KGW_* environment, read into
 // pkg/settings' Settings) that change what it does with the same
@@ -67,6 +70,24 @@ var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPI
 // enableExperimentalGatewayAPIFeatures false the TCPRoute and TLSRoute
 // collections are empty (CommonCollections.InitCollections builds static
 // empty collections in their place). It neither serves nor reports them.
+// unreadListenerSets is why kgateway does not read listener sets of a kind
+// other than the v1 ListenerSet (policy.Family.UnreadListenerSets): it
+// reads the experimental XListenerSet beside them only when
+// enableExperimentalGatewayAPIFeatures is true (its default), converted to
+// the v1 shape with its own kind kept, so its status, the parentRefs and
+// policy targetRefs that select it name XListenerSet
+// (pluginsdk/collections/setup.go: InitCollections,
+// convertLegacyXListenerSetToV1), and no other kind.
+func unreadListenerSets(gk model.GroupKind, cfg policy.Config) string {
+	switch {
+	case gk != model.XListenerSetKind:
+		return "kgateway reads no " + gk.Group + "/" + gk.Kind
+	case !EnableExperimentalGatewayAPIFeatures.Bool(cfg):
+		return "kgateway reads no XListenerSet: enableExperimentalGatewayAPIFeatures is false"
+	}
+	return ""
+}
+
 func unwatchedRoutes(kind string, cfg policy.Config) string {
 	switch {
 	case kind == "UDPRoute":
