@@ -88,12 +88,12 @@ spec:
 		{name: "kgateway, default: read", class: "kgw", docs: xset + routes + policy,
 			routes:    map[string]string{"via-x": "True/Accepted", "via-v1": "False/NoMatchingParent"},
 			sets:      map[string]string{"XListenerSet/extra": "True/Accepted"},
-			listeners: map[string]string{"more": "XListenerSet/infra/extra 1"},
+			listeners: map[string]string{"XListenerSet/infra/extra more": "1"},
 			ancestors: []string{"XListenerSet/infra/extra"}},
 		{name: "kgateway, switch true: read", class: "kgw", docs: xset + routes + policy, enabled: true,
 			routes:    map[string]string{"via-x": "True/Accepted", "via-v1": "False/NoMatchingParent"},
 			sets:      map[string]string{"XListenerSet/extra": "True/Accepted"},
-			listeners: map[string]string{"more": "XListenerSet/infra/extra 1"},
+			listeners: map[string]string{"XListenerSet/infra/extra more": "1"},
 			ancestors: []string{"XListenerSet/infra/extra"}},
 		{name: "kgateway, switch false: not read", class: "kgw", docs: xset + routes + policy, enabled: false,
 			routes: map[string]string{"via-x": "False/NoMatchingParent", "via-v1": "False/NoMatchingParent"},
@@ -103,10 +103,10 @@ spec:
 			routes: map[string]string{"via-x": "False/NoMatchingParent", "via-v1": "False/NoMatchingParent"},
 			sets:   map[string]string{}, listeners: map[string]string{}, unread: 1},
 		{name: "kgateway: a ListenerSet and an XListenerSet of one name are two", class: "kgw",
-			docs:      xset + set(v1+"/v1", "ListenerSet", "other", 8081) + routes,
+			docs:      xset + set(v1+"/v1", "ListenerSet", "more", 8081) + routes,
 			routes:    map[string]string{"via-x": "True/Accepted", "via-v1": "True/Accepted"},
 			sets:      map[string]string{"XListenerSet/extra": "True/Accepted", "ListenerSet/extra": "True/Accepted"},
-			listeners: map[string]string{"more": "XListenerSet/infra/extra 1", "other": "infra/extra 1"}},
+			listeners: map[string]string{"XListenerSet/infra/extra more": "1", "infra/extra more": "1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := manifest.Parse("test.yaml", []byte(strings.Replace(base, "CLASS", tc.class, 1)+tc.docs), manifest.Limits{})
@@ -148,8 +148,19 @@ spec:
 			for _, g := range rep.Gateways {
 				for _, l := range g.Listeners {
 					if l.ListenerSet != "" {
-						listeners[l.Name] = l.ListenerSet + " " + strconv.Itoa(l.AttachedRoutes)
+						listeners[l.ListenerSet+" "+l.Name] = strconv.Itoa(l.AttachedRoutes)
 					}
+				}
+			}
+			// a listener's ID (graph nodes, explain, messages) tells the
+			// two kinds of set apart
+			ids := map[string]bool{}
+			for _, gw := range c.Graph.Gateways {
+				for _, l := range gw.Listeners {
+					if ids[l.ID()] {
+						t.Errorf("two listeners with ID %s", l.ID())
+					}
+					ids[l.ID()] = true
 				}
 			}
 			var ancestors []string

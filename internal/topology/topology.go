@@ -237,10 +237,16 @@ func (l *Listener) SharesPort() bool {
 	return false
 }
 
-// ID names a listener for messages: ns/gateway/listener.
+// ID names a listener for messages: ns/gateway/listener, or a set's
+// ns/set/listener, with the set's kind in front when it is not the v1
+// ListenerSet.
 func (l *Listener) ID() string {
 	if l.Set != nil {
-		return l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+		id := l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+		if gk := l.Set.GroupKind(); gk != model.ListenerSetKind {
+			id = gk.Kind + "/" + id // a set of another kind may share the name
+		}
+		return id
 	}
 	return l.Gateway.Namespace + "/" + l.Gateway.Name + "/" + string(l.Name)
 }
