@@ -41,6 +41,7 @@ TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
   tcproute/NS/NAME[/RULE]        tlsroute/NS/NAME[/RULE]      udproute/NS/NAME[/RULE]
   listenerset/NS/NAME[/LISTENER] service/NS/NAME[:PORT]       backend/NS/NAME
+  xlistenerset/NS/NAME[/LISTENER] (the experimental channel's, where the controller reads it)
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
 case-insensitive and accept plurals and short forms (gw, httproutes, hr, svc).
 
@@ -340,7 +341,7 @@ func filterOrderLine(steps []explain.FilterStep) string {
 
 func sectionWord(kind string) string {
 	switch kind {
-	case "Gateway", "ListenerSet":
+	case "Gateway", "ListenerSet", "XListenerSet":
 		return "listener"
 	case "Service":
 		return "port"

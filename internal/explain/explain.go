@@ -225,7 +225,8 @@ type LeftOut struct {
 func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	owner := Ref{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: l.Gateway.Namespace, Name: l.Gateway.Name, Section: string(l.Name)}
 	if l.Set != nil {
-		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
+		owner = setRef(l.Set)
+		owner.Section = string(l.Name)
 	}
 	es := r.Effective(nil, l)
 	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
