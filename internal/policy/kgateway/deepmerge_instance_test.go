@@ -197,3 +197,62 @@ func TestDeepMergeOnePerInstance(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepMergeDisableWins: a disable deep-merged with policies calling
+// extensions disables the family on the route, whichever policy is
+// preferred: kgateway's merged IR has disableAllProviders, and its route
+// pass writes the family's disable marker (and, for extAuth, the blank
+// auth metadata) and returns before any provider's filter or per-route
+// settings (extauth_policy.go: handleExtAuth, extproc_policy.go:
+// handleExtProc). Before, gwpol wrote the marker and the providers both.
+func TestDeepMergeDisableWins(t *testing.T) {
+	for _, tt := range []struct {
+		name, key, policies string
+	}{
+		{"extAuth: the older calls, the newer disables", "extAuth",
+			instancePolicy("older", 1, "", "extAuth: {extensionRef: {name: auth-a}, contextExtensions: {who: older}}") +
+				instancePolicy("newer", 2, "", "extAuth: {disable: {}}")},
+		{"extAuth: the older disables, two newer call", "extAuth",
+			instancePolicy("older", 1, "", "extAuth: {disable: {}}") +
+				instancePolicy("mid", 2, "", "extAuth: {extensionRef: {name: auth-a}}") +
+				instancePolicy("newer", 3, "", "extAuth: {extensionRef: {name: auth-b}, contextExtensions: {who: newer}}")},
+		{"extAuth: the rule's policy disables, the route's calls", "extAuth",
+			instancePolicy("route", 1, "", "extAuth: {extensionRef: {name: auth-a}}") +
+				instancePolicy("rule", 2, "r0", "extAuth: {disable: {}}")},
+		{"extProc: the older calls, the newer disables", "extProc",
+			instancePolicy("older", 1, "", "extProc: {extensionRef: {name: proc-a}, processingMode: {requestHeaderMode: SKIP}}") +
+				instancePolicy("newer", 2, "", "extProc: {disable: {}}")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := manifest.Parse("inline.yaml", []byte(instanceBase+tt.policies), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			settings := map[string]any{kgateway.PolicyMerge.Key: map[string]any{"trafficPolicy": map[string]any{tt.key: "DeepMerge"}}}
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", Settings: settings})
+			cfg := policy.Config{}.WithSetting(kgateway.PolicyMerge.Key, settings[kgateway.PolicyMerge.Key])
+			out, err := envoy.Render(c.Result, envoy.Options{Target: "kgateway", Config: cfg, MergeKeyCompat: true})
+			if err != nil || len(out.Diagnostics) > 0 {
+				t.Fatalf("render: %v %v", err, out.Diagnostics)
+			}
+			family := map[string]string{"extAuth": "ext_auth", "extProc": "ext_proc"}[tt.key]
+			r := out.Gateways[0].RouteConfigurations[0].GetVirtualHosts()[0].GetRoutes()[0]
+			var names []string
+			for name := range r.GetTypedPerFilterConfig() {
+				if strings.Contains(name, family) {
+					names = append(names, name)
+				}
+			}
+			slices.Sort(names)
+			want := []string{"global_disable/" + family}
+			if !slices.Equal(names, want) {
+				t.Errorf("the route's %s per-filter configs %v, want %v", family, names, want)
+			}
+			for _, l := range out.Gateways[0].Listeners {
+				if s := fmt.Sprint(l); strings.Contains(s, family+"/shop/") {
+					t.Errorf("a provider's filter is in the chain though the only route disables the family")
+				}
+			}
+		})
+	}
+}
