@@ -110,6 +110,7 @@ var (
 	_ policy.Inheritor       = Kind{}
 	_ policy.RuleFielder     = Kind{}
 	_ policy.Instancer       = Kind{}
+	_ policy.DeepResetter    = Kind{}
 	_ policy.Renderer        = Kind{}
 )
 
