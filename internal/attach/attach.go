@@ -382,7 +382,7 @@ func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
 // deployment, policy.Registry.SelectsInAllNamespaces).
 func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, allNamespaces bool) {
 	ns := p.Obj.Namespace
-	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
+	if !slices.Contains(p.Kind.Spec().TargetKinds, targetKind(t)) || t.Group != model.GatewayGroup && !topology.IsListenerSetKind(t.Group, t.Kind) {
 		if t.Selector != nil {
 			// A selector of a kind the policy does not attach to is valid
 			// (the CRDs restrict targetRefs only): it selects nothing.
@@ -399,7 +399,7 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 		if allNamespaces || elsewhere != nil {
 			selNS = ""
 		}
-		matched := idx.match(t.Kind, selNS, t.LabelSelector())
+		matched := idx.match(setKey(t), selNS, t.LabelSelector())
 		for _, k := range matched {
 			if !allNamespaces && k.Namespace != ns && !elsewhere.SelectsIn(p, t, g.Model, k.Namespace, k.Name) {
 				continue
@@ -409,6 +409,26 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 		return
 	}
 	r.attachTo(g, p, t, ns, false)
+}
+
+// targetKind is the attachment point a targetRef names: a listener set of
+// either kind (the v1 ListenerSet, the experimental XListenerSet) is the
+// ListenerSet target; any other kind is its own name.
+func targetKind(t policy.TargetRef) policy.TargetKind {
+	if topology.IsListenerSetKind(t.Group, t.Kind) {
+		return policy.TargetListenerSet
+	}
+	return policy.TargetKind(t.Kind)
+}
+
+// setKey is the selector index's key of a target kind: the kind, with the
+// group in front for a listener set that is not the v1 kind (so that a
+// selector of ListenerSets selects no XListenerSet and the reverse).
+func setKey(t policy.TargetRef) string {
+	if t.Group != model.GatewayGroup && topology.IsListenerSetKind(t.Group, t.Kind) {
+		return t.Group + "/" + t.Kind
+	}
+	return t.Kind
 }
 
 // attachTo attaches p to the named target in namespace ns. Selector
@@ -425,7 +445,7 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 			r.notFound(p, t.Path+".sectionName", LintSectionNotFound.Code, fmt.Sprintf("%s %s/%s has no section %q", what, ns, t.Name, t.Section))
 		}
 	}
-	switch policy.TargetKind(t.Kind) {
+	switch targetKind(t) {
 	case policy.TargetGateway:
 		gw := g.Gateway(ns, t.Name)
 		if gw == nil {
@@ -455,13 +475,13 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 		}
 		appendTo(r, r.Listener, l, p, ViaSection, t.Path)
 	case policy.TargetListenerSet:
-		s := g.ListenerSet(ns, t.Name)
+		s := g.ListenerSetOf(model.GroupKind{Group: t.Group, Kind: t.Kind}, ns, t.Name)
 		if s == nil {
-			missing("ListenerSet")
+			missing(t.Kind)
 			return
 		}
 		if st, ok := r.reg.StrangerOn(g, s.Parent, p.Kind); ok {
-			r.stranger(p, t, selected, st, "ListenerSet "+ns+"/"+t.Name+"'s Gateway "+s.Parent.Namespace+"/"+s.Parent.Name)
+			r.stranger(p, t, selected, st, t.Kind+" "+ns+"/"+t.Name+"'s Gateway "+s.Parent.Namespace+"/"+s.Parent.Name)
 			return
 		}
 		if t.Section == "" {
@@ -470,7 +490,7 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 		}
 		l := s.Listener(t.Section)
 		if l == nil {
-			noSection("ListenerSet")
+			noSection(t.Kind)
 			return
 		}
 		appendTo(r, r.Listener, l, p, ViaSection, t.Path)
@@ -1055,7 +1075,7 @@ func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *sel
 	for _, gw := range g.Gateways {
 		add("Gateway", gw.Key(), gw.Labels)
 		for _, s := range gw.Sets {
-			add("ListenerSet", s.Key(), s.Labels)
+			add(setKey(policy.TargetRef{Group: s.Key().Group, Kind: s.Key().Kind}), s.Key(), s.Labels)
 		}
 	}
 	for _, rt := range g.Routes {

@@ -149,7 +149,12 @@ func egGot(rep *status.Report) (policies, routes map[string]map[string]map[strin
 			if policies[key] == nil {
 				policies[key] = map[string]map[string][]string{}
 			}
-			policies[key][a.AncestorRef.String()] = conds(a.Conditions)
+			anc := a.AncestorRef.String()
+			if a.AncestorRef.Namespace == "" {
+				// eg_case.py names a reference written without a namespace Kind//name
+				anc = strings.Replace(anc, "/", "//", 1)
+			}
+			policies[key][anc] = conds(a.Conditions)
 		}
 	}
 	for _, r := range rep.Routes {

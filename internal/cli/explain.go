@@ -41,6 +41,7 @@ TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
   tcproute/NS/NAME[/RULE]        tlsroute/NS/NAME[/RULE]      udproute/NS/NAME[/RULE]
   listenerset/NS/NAME[/LISTENER] service/NS/NAME[:PORT]       backend/NS/NAME
+  xlistenerset/NS/NAME[/LISTENER] (the experimental channel's, where the controller reads it)
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
 case-insensitive and accept plurals and short forms (gw, httproutes, hr, svc).
 
@@ -282,8 +283,18 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 			for _, g := range f.Guardrails {
 				lines = append(lines, guardLine(g))
 			}
-			if len(f.Value) > 0 {
+			switch {
+			case len(f.Value) > 0 && f.CRDDefault:
+				lines = append(lines, "value: "+string(f.Value)+" (CRD default)")
+			case len(f.Value) > 0:
 				lines = append(lines, "value: "+string(f.Value))
+			case f.CRDDefault:
+				lines = append(lines, "value: the CRD default (its object does not write the field)")
+			}
+			if !f.CRDDefault {
+				for _, d := range f.Defaults {
+					lines = append(lines, d.Path+": "+string(d.Value)+" (CRD default)")
+				}
 			}
 			rows = append(rows, fieldRow{Key: f.Field, Lines: lines})
 		}
@@ -330,7 +341,7 @@ func filterOrderLine(steps []explain.FilterStep) string {
 
 func sectionWord(kind string) string {
 	switch kind {
-	case "Gateway", "ListenerSet":
+	case "Gateway", "ListenerSet", "XListenerSet":
 		return "listener"
 	case "Service":
 		return "port"

@@ -59,6 +59,10 @@ func FuzzPipeline(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// An XListenerSet (kgl40): read by kgateway's Gateway (served,
+	// attached to by group and kind, its TrafficPolicy's ancestor), not by
+	// Envoy Gateway's (GWP216), with a v1 ListenerSet of the same name.
+	f.Add([]byte(xListenerSetSeed))
 	// fz37's find, fixed (merge.PathOverride): a kgateway TrafficPolicy
 	// and an Envoy Gateway BackendTrafficPolicy writing route.timeout (and
 	// route.retry_policy) on a route of a Gateway whose GatewayClass names
@@ -250,3 +254,73 @@ func atLength(b []byte, r int) []byte {
 	}
 	return b
 }
+
+// xListenerSetSeed is a kgateway and an Envoy Gateway Gateway, each with
+// an XListenerSet and a v1 ListenerSet named extra, routes naming either
+// kind and a TrafficPolicy on the XListenerSet.
+const xListenerSetSeed = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: kg}
+spec: {controllerName: kgateway.dev/kgateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: a}
+spec:
+  gatewayClassName: kg
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: b}
+spec:
+  gatewayClassName: eg
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: extra, namespace: a}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: more, protocol: HTTP, port: 8080, hostname: more.example.com}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: extra, namespace: a}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: other, protocol: HTTP, port: 8081}]
+---
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: extra, namespace: b}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: more, protocol: HTTP, port: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: a}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: a}
+spec:
+  parentRefs: [{group: gateway.networking.x-k8s.io, kind: XListenerSet, name: extra}, {kind: ListenerSet, name: extra}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: tp, namespace: a}
+spec:
+  targetRefs: [{group: gateway.networking.x-k8s.io, kind: XListenerSet, name: extra, sectionName: more}]
+  timeouts: {request: 5s}
+`

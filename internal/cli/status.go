@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -212,6 +214,15 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 	onScopedGateway := func(kind, group, ns, name string) bool {
 		return kind == "Gateway" && (group == "" || group == "gateway.networking.k8s.io") && sc.asked[ns+"/"+name]
 	}
+	// an ancestor written without a namespace is selected by the one it
+	// resolves to
+	ancestorOnScoped := func(a status.Ancestor) bool {
+		ref := a.AncestorRef
+		if ref.Namespace == "" {
+			ref.Namespace = a.ResolvedNamespace
+		}
+		return onScopedGateway(ref.Kind, ref.Group, ref.Namespace, ref.Name)
+	}
 	for _, r := range rep.Routes {
 		if !sc.routes[r.Kind+"/"+r.Namespace+"/"+r.Name] {
 			continue
@@ -223,13 +234,13 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 			r.Parents = slices.DeleteFunc(slices.Clone(r.Parents), func(p status.RouteParent) bool {
 				ref := p.ParentRef
 				switch {
+				case topology.IsListenerSetKind(ref.Group, ref.Kind) || ref.Group == "" && ref.Kind == "ListenerSet":
+					ls := sc.graph.ListenerSetOf(model.GroupKind{Group: cmp.Or(ref.Group, model.GatewayGroup), Kind: ref.Kind}, ref.Namespace, ref.Name)
+					return ls != nil && ls.Parent != nil && !sc.asked[ls.Parent.Namespace+"/"+ls.Parent.Name]
 				case ref.Group != "" && ref.Group != "gateway.networking.k8s.io":
 					return false
 				case ref.Kind == "Gateway":
 					return !sc.asked[ref.Namespace+"/"+ref.Name]
-				case ref.Kind == "ListenerSet":
-					ls := sc.graph.ListenerSet(ref.Namespace, ref.Name)
-					return ls != nil && ls.Parent != nil && !sc.asked[ls.Parent.Namespace+"/"+ls.Parent.Name]
 				}
 				return false
 			})
@@ -237,17 +248,11 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 		out.Routes = append(out.Routes, r)
 	}
 	for _, p := range rep.Policies {
-		if !sc.policies[p.Group+"/"+p.Kind+"/"+p.Namespace+"/"+p.Name] && !slices.ContainsFunc(p.Ancestors, func(a status.Ancestor) bool {
-			return onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-		}) {
+		if !sc.policies[p.Group+"/"+p.Kind+"/"+p.Namespace+"/"+p.Name] && !slices.ContainsFunc(p.Ancestors, ancestorOnScoped) {
 			continue
 		}
-		if slices.ContainsFunc(p.Ancestors, func(a status.Ancestor) bool {
-			return onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-		}) {
-			p.Ancestors = slices.DeleteFunc(slices.Clone(p.Ancestors), func(a status.Ancestor) bool {
-				return !onScopedGateway(a.AncestorRef.Kind, a.AncestorRef.Group, a.AncestorRef.Namespace, a.AncestorRef.Name)
-			})
+		if slices.ContainsFunc(p.Ancestors, ancestorOnScoped) {
+			p.Ancestors = slices.DeleteFunc(slices.Clone(p.Ancestors), func(a status.Ancestor) bool { return !ancestorOnScoped(a) })
 		}
 		out.Policies = append(out.Policies, p)
 	}
@@ -272,12 +277,15 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 			from := ""
 			if l.ListenerSet != "" {
 				from = " (ListenerSet " + l.ListenerSet + ")"
+				if kind, rest, ok := strings.Cut(l.ListenerSet, "/"); ok && strings.Contains(rest, "/") {
+					from = " (" + kind + " " + rest + ")" // a set of another kind: Kind/ns/name
+				}
 			}
 			line(fmt.Sprintf("  listener %s%s: %d route(s); %s", l.Name, from, l.AttachedRoutes, conditionsSummary(l.Conditions)))
 		}
 	}
 	for _, s := range rep.ListenerSets {
-		line(fmt.Sprintf("ListenerSet %s/%s: %s", s.Namespace, s.Name, conditionsSummary(s.Conditions)))
+		line(fmt.Sprintf("%s %s/%s: %s", cmp.Or(s.Kind, "ListenerSet"), s.Namespace, s.Name, conditionsSummary(s.Conditions)))
 	}
 	for _, r := range rep.Routes {
 		var parents []string

@@ -99,6 +99,8 @@ func TestWSO2LintWants(t *testing.T) {
 			scan: []string{wso2Path("operator/routes.yaml")}},
 		tc{name: "gatewayclass-not-accepted", args: []string{"-f", wso2Path("classes/classes.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
 			scan: []string{wso2Path("classes/classes.yaml")}},
+		tc{name: "gateway-never-registers", args: []string{"-f", wso2Path("pending/gateways.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
+			scan: []string{wso2Path("pending/gateways.yaml")}},
 		tc{name: "route-rejected-as-a-whole", args: []string{"-f", wso2Path("reject/routes.yaml"), "--policy-definitions", wso2Path("defs"), "--engine-manifest", wso2Path("build-manifest.yaml")},
 			scan: []string{wso2Path("reject/routes.yaml")}},
 		tc{name: "503-engine-duplicate-major", args: []string{"-f", wso2Path("engine-dup/apis.yaml"), "--policy-definitions", defs, "--engine-manifest", wso2Path("engine-dup/build-manifest.yaml")},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/guardrail"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -46,6 +47,14 @@ type Field struct {
 	// (the extension's, not the policy's).
 	FilterOrder []FilterStep    `json:"filterOrder,omitempty"`
 	Value       json.RawMessage `json:"value,omitempty"`
+	// CRDDefault: the owner's object does not write the field; its value
+	// is the default the CRD gives it, which the API server writes and
+	// the controller reads (policy.Policy.CRDDefaults).
+	CRDDefault bool `json:"crdDefault,omitempty"`
+	// Defaults (with values shown) are the values inside the owner's
+	// value that the CRD's defaults give and its object does not write,
+	// each at its path below the field.
+	Defaults []Default `json:"defaults,omitempty"`
 	// ClusterSetting (a backend's cluster) is the Envoy cluster setting
 	// the field configures (policy.FieldSpec.Cluster).
 	ClusterSetting string `json:"clusterSetting,omitempty"`
@@ -74,6 +83,14 @@ type Field struct {
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
+}
+
+// Default is a value of a field that the CRD's default gives (Field.Defaults).
+type Default struct {
+	// Path is below the field (maxPendingRequests, backendRefs[0].weight);
+	// "" for the field itself.
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value"`
 }
 
 // Override is the field of another family's kind that wins an Envoy
@@ -208,7 +225,8 @@ type LeftOut struct {
 func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	owner := Ref{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: l.Gateway.Namespace, Name: l.Gateway.Name, Section: string(l.Name)}
 	if l.Set != nil {
-		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
+		owner = setRef(l.Set)
+		owner.Section = string(l.Name)
 	}
 	es := r.Effective(nil, l)
 	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
@@ -529,7 +547,10 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 			continue
 		}
+		whole, given := e.Field.Owner.Policy.CRDDefaults(e.Key)
+		f.CRDDefault = whole
 		if opt.ShowValues {
+			f.Defaults = defaultsBelow(e.Field.Owner.Policy.FieldPath(e.Key), given)
 			v := any(e.Field.Values[0])
 			if len(e.Field.Values) > 1 {
 				v = e.Field.Values
@@ -541,6 +562,21 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// defaultsBelow are the defaults given at a field's path or below it, as
+// paths below the field.
+func defaultsBelow(field string, given []manifest.Default) []Default {
+	var out []Default
+	for _, d := range given {
+		rel := strings.TrimPrefix(strings.TrimPrefix(manifest.FormatPath(d.Path), field), ".")
+		v, err := json.Marshal(d.Value.Interface())
+		if err != nil {
+			continue
+		}
+		out = append(out, Default{Path: rel, Value: v})
 	}
 	return out
 }

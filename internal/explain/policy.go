@@ -272,9 +272,17 @@ const gatewayGroup = "gateway.networking.k8s.io"
 func listenerRef(l *topology.Listener) Ref {
 	ref := Ref{Group: gatewayGroup, Kind: "Gateway", Namespace: l.Gateway.Namespace, Name: l.Gateway.Name, Section: string(l.Name)}
 	if l.Set != nil {
-		ref.Kind, ref.Namespace, ref.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
+		ref = setRef(l.Set)
+		ref.Section = string(l.Name)
 	}
 	return ref
+}
+
+// setRef names a listener set by its own group and kind (the v1
+// ListenerSet, or the experimental XListenerSet).
+func setRef(s *topology.ListenerSet) Ref {
+	k := s.Key()
+	return Ref{Group: k.Group, Kind: k.Kind, Namespace: s.Namespace, Name: s.Name}
 }
 
 func ruleRef(rt *topology.Route, rule *topology.Rule) Ref {
@@ -384,7 +392,7 @@ func unmergedVerdicts(r *merge.Result, p *policy.Policy, listed []PolicyTarget) 
 		case t.Listener != nil:
 			refs = []Ref{listenerRef(t.Listener)}
 		case t.Set != nil:
-			refs = []Ref{{Group: gatewayGroup, Kind: "ListenerSet", Namespace: t.Set.Namespace, Name: t.Set.Name}}
+			refs = []Ref{setRef(t.Set)}
 		case v.Route != nil && t.Rule != nil:
 			refs = []Ref{ruleRef(v.Route, t.Rule)}
 		case v.Route != nil:

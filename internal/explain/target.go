@@ -20,6 +20,7 @@ var kindAliases = map[string]string{
 	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "hr": "HTTPRoute", "route": "HTTPRoute",
 	"grpcroute": "GRPCRoute", "grpcroutes": "GRPCRoute", "gr": "GRPCRoute",
 	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
+	"xlistenerset": "XListenerSet", "xlistenersets": "XListenerSet",
 	"tcproute": "TCPRoute", "tcproutes": "TCPRoute",
 	"tlsroute": "TLSRoute", "tlsroutes": "TLSRoute",
 	"udproute": "UDPRoute", "udproutes": "UDPRoute",
@@ -92,13 +93,19 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 				rep.Targets = append(rep.Targets, Listener(r, l, opt))
 			}
 		}
+		if len(rep.Targets) == 0 && gw.Refused.Reason != "" {
+			// its controller refused it whole (topology.Gateway.Refused):
+			// nothing of it is translated, so it has no listener to show
+			return nil, diag.Errorf(diag.NotFound, "Gateway %s/%s has nothing to explain: its controller translates nothing of it (%s: %s), so no listener, route or policy is served there",
+				gw.Namespace, gw.Name, gw.Refused.Reason, gw.Refused.Message)
+		}
 		if len(rep.Targets) == 0 {
 			return nil, Absent(g.Model, t, ListenerNames(gw))
 		}
 	case "Service", "Backend":
 		return explainBackend(r, t, opt)
-	case "ListenerSet":
-		s := g.ListenerSet(t.Namespace, t.Name)
+	case "ListenerSet", "XListenerSet":
+		s := g.ListenerSetOf(setKind(t.Kind), t.Namespace, t.Name)
 		if s == nil || s.Parent == nil {
 			return nil, Absent(g.Model, t, nil)
 		}
@@ -287,4 +294,13 @@ func refusedError(k model.Key, why []diag.Diagnostic) error {
 		}
 	}
 	return diag.Errorf(diag.NotFound, "%s %s/%s is in the input but the API server refuses it, so a cluster never holds it and gwpol leaves it out: %s", k.Kind, k.Namespace, k.Name, reason)
+}
+
+// setKind is the group and kind of a listener set a TARGET's KIND names:
+// XListenerSet the experimental channel's, any other the v1 ListenerSet.
+func setKind(kind string) model.GroupKind {
+	if kind == model.XListenerSetKind.Kind {
+		return model.XListenerSetKind
+	}
+	return model.ListenerSetKind
 }

@@ -29,6 +29,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Inheritor](),
 	reflect.TypeFor[policy.RuleFielder](),
 	reflect.TypeFor[policy.Instancer](),
+	reflect.TypeFor[policy.DeepResetter](),
 	reflect.TypeFor[policy.WholeOverrider](),
 	reflect.TypeFor[policy.StreamListenerConfigurer](),
 	reflect.TypeFor[policy.InvalidKeeper](),

@@ -264,6 +264,42 @@ func (o *Object) Defaulted(path string) bool {
 	return found
 }
 
+// DefaultsAt are the defaults given at path (as in Lookup) or below it,
+// a field before the fields below it; none when the object writes path
+// and nothing below it is defaulted.
+func (o *Object) DefaultsAt(path string) []Default {
+	ds := o.Defaults()
+	if ds.Len() == 0 {
+		return nil
+	}
+	steps := parsePath(path)
+	var out []Default
+	var buf [16]Step
+	ds.each(buf[:], func(p []Step, v *yaml.Node) bool {
+		if len(p) >= len(steps) && equalSteps(steps, p[:len(steps)]) {
+			out = append(out, Default{Path: slices.Clone(p), Value: Value{v}})
+		}
+		return true
+	})
+	return out
+}
+
+// FormatPath writes a path as Lookup reads it: spec.rules[0].matches.
+func FormatPath(path []Step) string {
+	var b strings.Builder
+	for _, s := range path {
+		if s.Index >= 0 {
+			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Key)
+	}
+	return b.String()
+}
+
 func equalSteps(a, b []Step) bool {
 	for i := range a {
 		if a[i] != b[i] {

@@ -102,7 +102,30 @@ func DecideField(f *Field, loser *Candidate) Decision {
 	if x := takenInstance(f, loser); x != "" {
 		d.Detail += "; a deep merge takes each named instance from the first value that configures it, and " + x + " was taken"
 	}
+	if r := resetBy(f, loser); r != nil {
+		d = Decision{RuleOrder, fmt.Sprintf("a deep merge records the value of %s/%s, merged after the loser's, as the field's only origin so far: it resets the field (the loser's value came before it)",
+			r.Policy.Obj.Namespace, r.Policy.Obj.Name)}
+	}
 	return d
+}
+
+// resetBy is the contributor whose value reset a deep-merged field
+// (policy.DeepResetter) after the loser's value merged, which is why the
+// loser lost; nil when none did (the loser lost for another reason).
+func resetBy(f *Field, loser *Candidate) *Candidate {
+	rs, ok := loser.Policy.Kind.(policy.DeepResetter)
+	if !ok || (f.Strategy != policy.AugmentedDeep && f.Strategy != policy.OverridableDeep) {
+		return nil
+	}
+	if takenInstance(f, loser) != "" {
+		return nil
+	}
+	for i, c := range f.Contributors {
+		if i < len(f.Values) && rs.ResetsDeepMerge(f.Key, f.Values[i]) {
+			return c
+		}
+	}
+	return nil
 }
 
 // takenInstance is the named instance (policy.Instancer) the loser's value

@@ -90,7 +90,12 @@ func foldField(k policy.Kind, c, p *Field, s policy.Strategy) *Field {
 	if s == policy.AugmentedDeep || s == policy.OverridableDeep {
 		// the child's result is merged first: a parent's value for an
 		// instance the child configures is not merged (oncePerInstance)
-		p = dropMergedInstances(k, c, p)
+		var reset bool
+		if p, reset = dropMergedInstances(k, c, p); reset {
+			// a value of the parent's resets the field: the child's
+			// values merged before it lose it
+			c = &Field{Key: c.Key, Strategy: c.Strategy, Losers: slices.Concat(c.Losers, c.Contributors)}
+		}
 	}
 	switch s {
 	case policy.OverridableShallow:

@@ -385,21 +385,24 @@ func oncePerInstance(k policy.Kind, key string, cs []*Candidate) (kept, dropped 
 	for i, c := range cs {
 		values[i] = c.Policy.Values[key]
 	}
-	f := dropMergedInstances(k, &Field{Key: key}, &Field{Key: key, Contributors: cs, Values: values})
+	f, _ := dropMergedInstances(k, &Field{Key: key}, &Field{Key: key, Contributors: cs, Values: values})
 	return f.Contributors, f.Losers
 }
 
 // dropMergedInstances is oncePerInstance for a result merged after
 // another (a delegating parent's after its child's): of later's values,
 // those configuring an instance that merged or a value of later before it
-// configures are left out, their candidates later's losers.
-func dropMergedInstances(k policy.Kind, merged, later *Field) *Field {
-	out := &Field{Key: later.Key, Strategy: later.Strategy, Losers: slices.Clone(later.Losers)}
+// configures are left out, their candidates later's losers. A value that
+// resets the field (policy.DeepResetter) makes the values of later kept
+// before it losers too; reset says it did, so the caller drops merged's.
+func dropMergedInstances(k policy.Kind, merged, later *Field) (out *Field, reset bool) {
+	out = &Field{Key: later.Key, Strategy: later.Strategy, Losers: slices.Clone(later.Losers)}
 	in, ok := k.(policy.Instancer)
 	if !ok {
 		out.Contributors, out.Values = slices.Clone(later.Contributors), slices.Clone(later.Values)
-		return out
+		return out, false
 	}
+	rs, _ := k.(policy.DeepResetter)
 	seen := map[string]bool{}
 	for i, v := range merged.Values {
 		if x := in.Instance(later.Key, v, merged.Contributors[i].Policy.Obj.Namespace); x != "" {
@@ -415,8 +418,13 @@ func dropMergedInstances(k policy.Kind, merged, later *Field) *Field {
 		if x != "" {
 			seen[x] = true
 		}
+		if rs != nil && rs.ResetsDeepMerge(later.Key, later.Values[i]) {
+			out.Losers = append(out.Losers, out.Contributors...)
+			out.Contributors, out.Values = nil, nil
+			reset = true
+		}
 		out.Contributors = append(out.Contributors, c)
 		out.Values = append(out.Values, later.Values[i])
 	}
-	return out
+	return out, reset
 }

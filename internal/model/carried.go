@@ -45,6 +45,7 @@ var carried = map[GroupKind][]string{
 	}),
 	{GatewayGroup, "Gateway"}:     listenerCarried,
 	{GatewayGroup, "ListenerSet"}: listenerCarried,
+	XListenerSetKind:              listenerCarried,
 }
 
 // routeCarried are the fields HTTPRoute and GRPCRoute share.

@@ -19,7 +19,10 @@ import (
 // Group names used throughout gwpol.
 const (
 	GatewayGroup = "gateway.networking.k8s.io"
-	CoreGroup    = ""
+	// ExperimentalGatewayGroup is the Gateway API's experimental channel
+	// group, of the kinds it held before their promotion (XListenerSet).
+	ExperimentalGatewayGroup = "gateway.networking.x-k8s.io"
+	CoreGroup                = ""
 	// CertificatesGroup is Kubernetes' certificates API group, of the
 	// cluster-scoped ClusterTrustBundle.
 	CertificatesGroup = "certificates.k8s.io"
@@ -664,6 +667,15 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any { return &Gateway{Gateway: v.(*gwv1.Gateway), Src: o} }, true, true},
 	{GatewayGroup, "ListenerSet"}: {true, current, func() any { return &gwv1.ListenerSet{} },
 		func(o *manifest.Object, v any) any { return &ListenerSet{ListenerSet: v.(*gwv1.ListenerSet), Src: o} }, true, true},
+	// The experimental channel's ListenerSet before its promotion: its
+	// spec is the v1 ListenerSet's (parentRef, listeners), so it is read
+	// into that type and keeps its own group and kind (ListenerSet.GK).
+	// Which controllers read it is theirs to say
+	// (topology.Controller.ReadsListenerSet).
+	XListenerSetKind: {true, map[string]bool{"v1alpha1": true}, func() any { return &gwv1.ListenerSet{} },
+		func(o *manifest.Object, v any) any {
+			return &ListenerSet{ListenerSet: v.(*gwv1.ListenerSet), Src: o, GK: XListenerSetKind}
+		}, true, true},
 	{GatewayGroup, "HTTPRoute"}: {true, oldAndNew, func() any { return &gwv1.HTTPRoute{} },
 		func(o *manifest.Object, v any) any { return newHTTPRoute(o, v.(*gwv1.HTTPRoute)) }, true, true},
 	{GatewayGroup, "GRPCRoute"}: {true, grpcSeries, func() any { return &gwv1.GRPCRoute{} },

@@ -33,10 +33,33 @@ func (g *Gateway) Key() Key { return GatewayAPIKey("Gateway", g.Namespace, g.Nam
 type ListenerSet struct {
 	*gwv1.ListenerSet
 	Src *manifest.Object
+	// GK is the set's group and kind when it is not the v1 ListenerSet
+	// (the experimental XListenerSet, read into the same type); zero for
+	// the v1 kind.
+	GK GroupKind
 }
 
-// Key of the ListenerSet.
-func (l *ListenerSet) Key() Key { return GatewayAPIKey("ListenerSet", l.Namespace, l.Name) }
+// ListenerSetKind is the v1 ListenerSet's group and kind;
+// XListenerSetKind the experimental channel's, before its promotion.
+var (
+	ListenerSetKind  = GroupKind{GatewayGroup, "ListenerSet"}
+	XListenerSetKind = GroupKind{ExperimentalGatewayGroup, "XListenerSet"}
+)
+
+// GroupKind is the set's group and kind.
+func (l *ListenerSet) GroupKind() GroupKind {
+	if l.GK == (GroupKind{}) {
+		return ListenerSetKind
+	}
+	return l.GK
+}
+
+// Key of the ListenerSet: its own group and kind, so that a ListenerSet and
+// an XListenerSet of one name are two objects.
+func (l *ListenerSet) Key() Key {
+	gk := l.GroupKind()
+	return Key{Group: gk.Group, Kind: gk.Kind, Namespace: l.Namespace, Name: l.Name}
+}
 
 // ReferenceGrant with its source.
 type ReferenceGrant struct {

@@ -14,6 +14,11 @@ type AncestorStatus struct {
 	// Port is the ancestor reference's port, 0 for none: a controller
 	// reporting a route's parentRef as written keeps its port.
 	Port int32
+	// Unqualified: the reference is written without a namespace (a
+	// route's parentRef reported as written, which named none); Ancestor
+	// holds the namespace it resolves to. Such a reference is another
+	// ancestor than one naming that namespace.
+	Unqualified bool
 	// Gateway is the Gateway whose GatewayClass's controller writes the
 	// entry; nil when it is not in the input.
 	Gateway    *topology.Gateway

@@ -192,6 +192,12 @@ type Family struct {
 	// such a route attaches to none of its Gateways and takes no status
 	// from it (topology.Controller.Unwatched). Nil: it reads every kind.
 	UnwatchedRoutes func(kind string, cfg Config) string
+	// UnreadListenerSets says why the controller, under the deployment
+	// cfg, does not read listener sets of a kind other than the v1
+	// ListenerSet ("" when it reads them): such a set attaches to none of
+	// its Gateways (topology.Controller.UnreadListenerSets). Nil: it reads
+	// the v1 kind alone.
+	UnreadListenerSets func(gk model.GroupKind, cfg Config) string
 	// Grants is how the controller matches a ReferenceGrant's groups
 	// against a reference (model.GrantRule; topology.Controller.Grants):
 	// topology judges its Gateways' and routes' references by it, and the
@@ -420,6 +426,9 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.NoListenersNotValid = f.NoListenersNotValid
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
+		}
+		if unread := f.UnreadListenerSets; unread != nil {
+			tc.UnreadListenerSets = func(gk model.GroupKind) string { return unread(gk, cfg) }
 		}
 		tc.Gateway = f.Gateway
 		tc.Reported = f.GatewayReport

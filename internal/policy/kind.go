@@ -25,6 +25,7 @@ package policy
 //	Inheritor         merge: how a parent route's policies combine with a child's
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
 //	Instancer         merge, explain: which named data-plane instance a value configures
+//	DeepResetter      merge, explain: a value a deep merge records alone as the field's origin, dropping those merged before it
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
 //	PortScoper        merge (Effective), explain: fields that apply on one listener port only
@@ -251,6 +252,18 @@ type Instancer interface {
 	// Instance names the instance a value of the field configures, ""
 	// when it names none; ns is the namespace of the policy that set it.
 	Instance(key string, v any, ns string) string
+}
+
+// DeepResetter is implemented by kinds some of whose values, merged by a
+// deep merge after other values of the field, replace them as the field's
+// origin: the values merged before it lose the field, those merged after
+// it still merge, and an instance a lost value configured is still taken
+// (Instancer) — a disable of a family of named instances, which switches
+// the family off and which the controller's merge records as the field's
+// only origin so far.
+type DeepResetter interface {
+	// ResetsDeepMerge reports whether v, a value of the field key, does.
+	ResetsDeepMerge(key string, v any) bool
 }
 
 // PortScoper is implemented by kinds some of whose fields apply on the

@@ -603,6 +603,25 @@ func (p *Policy) FieldPath(key string) string {
 	return "spec"
 }
 
+// CRDDefaults says which part of a field's value is its CRD's default
+// rather than anything the policy's object writes: the API server writes
+// the defaults of a field the object leaves out, so a controller reads
+// them as set, and the model decodes them too (docs/crds.md); the views
+// say which values no user wrote. whole: the object does not write the
+// field at all, its value is the default; given: the defaults at the
+// field's path or below it (each path from the object's root). A route
+// rule's own fields (BuiltIn) are judged at their path in the route.
+func (p *Policy) CRDDefaults(key string) (whole bool, given []manifest.Default) {
+	if p == nil || p.Obj == nil || p.Obj.Defaults().Len() == 0 {
+		return false, nil
+	}
+	path := p.FieldPath(key)
+	if path == "spec" {
+		return false, nil // a key no field of the kind names
+	}
+	return p.Obj.Defaulted(path), p.Obj.DefaultsAt(path)
+}
+
 // Precedes orders two policies at one target: higher weight first, then
 // older creationTimestamp, then namespace/name. byName reports that only
 // the name decided, which lint flags (GWP303).

@@ -72,6 +72,13 @@ type Target struct {
 	// the route), and the root prefix's replacement keeping a trailing
 	// "/".
 	PathModifiersAsWritten bool
+	// RedirectFound: a RequestRedirect the model holds without a
+	// statusCode answers 302 Found, the controller's own default; unset,
+	// the code is left to Envoy's (301). The model holds none but where
+	// the route's HTTPRoute CRD gives no default (one given by --crds or
+	// the input): the shipped CRD defaults statusCode to 302, which the
+	// API server writes and the model decodes (docs/crds.md).
+	RedirectFound bool
 	// PrefixModifiersEscaped: a ReplacePrefixMatch of "" or "/" on a rule
 	// matching a path prefix, the root's too, is written — by URLRewrite
 	// and RequestRedirect alike — as the regular expression

@@ -128,10 +128,9 @@ func (ds *Definitions) Resolve(name, ref string) Resolution {
 }
 
 // latest is the definition a reference without a version resolves to:
-// the gateway-controller takes the highest version loaded for the name
-// (NewLoadedPolicyVersionResolver) and uses its major. Versions the
-// controller cannot resolve (not vX.Y.Z) never win, since their major
-// could not be reached anyway.
+// the gateway-controller's validator takes the highest vX.Y.Z version
+// loaded for the name (policy_validator.go@1c84e11c: ResolvePolicyVersion
+// over BuildLatestVersionIndex, which skips a version not of that form).
 func (ds *Definitions) latest(name string) *Definition {
 	var best *Definition
 	for _, d := range ds.Named(name) {
@@ -146,10 +145,12 @@ func (ds *Definitions) latest(name string) *Definition {
 }
 
 // noLatest is the GWP502 finding for a reference without a version to a
-// name no resolvable definition has.
+// name no resolvable definition has, with the validator's answer
+// (ResolvePolicyVersion; "policy definition for 'X' not loaded" is the
+// LLM transformer's, for the policies it adds itself, never a reference's).
 func (ds *Definitions) noLatest(name string) *Problem {
 	p := &Problem{Code: LintNoDefinitionForMajor.Code, Severity: diag.Error,
-		Message: fmt.Sprintf("policy %s has no version and no policy definition named %s can be resolved; the gateway-controller answers \"policy definition for '%s' not loaded\"", name, name, name)}
+		Message: fmt.Sprintf("policy %s has no version and no policy definition named %s can be resolved; the gateway-controller answers \"policy '%s' not found in loaded policy definitions\"", name, name, name)}
 	if near := ds.nearestName(name); near != "" {
 		p.Hint = fmt.Sprintf("did you mean %s?", near)
 	} else {

@@ -295,7 +295,7 @@ func TestResolve(t *testing.T) {
 		{name: "empty takes the latest of a major with several definitions", policy: "jwt-auth", ref: "", resolved: "v1.1.0", identity: "jwt-auth:v1",
 			note: []string{"latest loaded definition, jwt-auth v1.1.0 ("}},
 		{name: "empty with no definition of the name", policy: "cors", ref: "", code: LintNoDefinitionForMajor.Code,
-			msg: []string{"has no version", "policy definition for 'cors' not loaded"}, hint: "add a policy definition of cors (version vX.Y.Z) to the policy definitions"},
+			msg: []string{"has no version", "policy 'cors' not found in loaded policy definitions"}, hint: "add a policy definition of cors (version vX.Y.Z) to the policy definitions"},
 		{name: "empty skips a definition the controller cannot see", policy: "url-rewrite", ref: "", code: LintNoDefinitionForMajor.Code},
 
 		{name: "no such major lists the existing ones", policy: "set-headers", ref: "v3", code: LintNoDefinitionForMajor.Code, identity: "set-headers:v3",

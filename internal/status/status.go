@@ -76,6 +76,9 @@ type Object struct {
 
 // ListenerSet status.
 type ListenerSet struct {
+	// Kind is the set's kind when it is not the v1 ListenerSet (the
+	// experimental XListenerSet); empty for the v1 kind.
+	Kind       string      `json:"kind,omitempty"`
 	Namespace  string      `json:"namespace"`
 	Name       string      `json:"name"`
 	Conditions []Condition `json:"conditions"`
@@ -92,7 +95,7 @@ type Gateway struct {
 // Listener status.
 type Listener struct {
 	Name           string      `json:"name"`
-	ListenerSet    string      `json:"listenerSet,omitempty"` // ns/name when from a ListenerSet
+	ListenerSet    string      `json:"listenerSet,omitempty"` // ns/name when from a ListenerSet (Kind/ns/name from another kind of set)
 	AttachedRoutes int         `json:"attachedRoutes"`
 	Conditions     []Condition `json:"conditions"`
 }
@@ -161,9 +164,13 @@ func (a AncestorRef) String() string {
 
 // Ancestor is one ancestor's policy status.
 type Ancestor struct {
-	AncestorRef    AncestorRef `json:"ancestorRef"`
-	ControllerName string      `json:"controllerName"`
-	Conditions     []Condition `json:"conditions"`
+	AncestorRef AncestorRef `json:"ancestorRef"`
+	// ResolvedNamespace is the namespace of the object the reference
+	// names, which a reference written without one leaves out of
+	// AncestorRef; views that select ancestors by their object read it.
+	ResolvedNamespace string      `json:"-"`
+	ControllerName    string      `json:"controllerName"`
+	Conditions        []Condition `json:"conditions"`
 }
 
 // Options for Compute.
@@ -255,15 +262,15 @@ func Compute(r *merge.Result, opt Options) *Report {
 			}
 			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(lc)}
 			if l.Set != nil {
-				ls.ListenerSet = l.Set.Namespace + "/" + l.Set.Name
+				ls.ListenerSet = setName(l.Set.ListenerSet)
 			}
 			out.Listeners = append(out.Listeners, ls)
 		}
 		rep.Gateways = append(rep.Gateways, out)
 	}
 	for _, ms := range g.Model.ListenerSets {
-		if s := g.ListenerSet(ms.Namespace, ms.Name); s != nil {
-			rep.ListenerSets = append(rep.ListenerSets, ListenerSet{Namespace: s.Namespace, Name: s.Name, Conditions: conv(topology.ListenerSetConditions(s))})
+		if s := g.ListenerSetOf(ms.GroupKind(), ms.Namespace, ms.Name); s != nil {
+			rep.ListenerSets = append(rep.ListenerSets, ListenerSet{Kind: otherSetKind(ms), Namespace: s.Namespace, Name: s.Name, Conditions: conv(topology.ListenerSetConditions(s))})
 		}
 	}
 	refused := topology.StreamRefusals(g)
@@ -457,9 +464,8 @@ func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus,
 	gk := p.Kind.GroupKind()
 	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
 	for _, a := range as {
-		ref := ancestorOf(a.Ancestor)
-		ref.SectionName, ref.Port = a.Section, a.Port
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
+		ref, ns := kindAncestorRef(a)
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ResolvedNamespace: ns, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
@@ -476,9 +482,8 @@ func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorSta
 	st.Ancestors = slices.DeleteFunc(st.Ancestors, func(a Ancestor) bool { _, decided := fa[a.ControllerName]; return decided })
 	for _, ctrl := range slices.Sorted(maps.Keys(fa)) {
 		for _, a := range fa[ctrl] {
-			ref := ancestorOf(a.Ancestor)
-			ref.SectionName, ref.Port = a.Section, a.Port
-			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ControllerName: ctrl, Conditions: conv(a.Conditions)})
+			ref, ns := kindAncestorRef(a)
+			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ResolvedNamespace: ns, ControllerName: ctrl, Conditions: conv(a.Conditions)})
 		}
 	}
 	slices.SortFunc(st.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
@@ -684,14 +689,33 @@ func parentGateway(p *topology.Parent) *topology.Gateway {
 	return p.Gateway
 }
 
+// otherSetKind is a listener set's kind when it is not the v1 ListenerSet,
+// "" for the v1 kind (whose reports name no kind, as before there was
+// another).
+func otherSetKind(s *model.ListenerSet) string {
+	if gk := s.GroupKind(); gk != model.ListenerSetKind {
+		return gk.Kind
+	}
+	return ""
+}
+
+// setName names a listener set in a listener's report: ns/name, with its
+// kind in front when it is not the v1 ListenerSet.
+func setName(s *model.ListenerSet) string {
+	if k := otherSetKind(s); k != "" {
+		return k + "/" + s.Namespace + "/" + s.Name
+	}
+	return s.Namespace + "/" + s.Name
+}
+
 // ancestorController is the controller of the Gateway an ancestor is (or,
 // for a ListenerSet, is attached to), def when the input does not tell.
 func ancestorController(g *topology.Graph, a AncestorRef, def string) string {
-	switch a.Kind {
-	case "Gateway":
+	switch {
+	case a.Kind == "Gateway":
 		return gatewayController(g, g.Gateway(a.Namespace, a.Name), def)
-	case "ListenerSet":
-		if set := g.ListenerSet(a.Namespace, a.Name); set != nil {
+	case topology.IsListenerSetKind(a.Group, a.Kind):
+		if set := g.ListenerSetOf(model.GroupKind{Group: a.Group, Kind: a.Kind}, a.Namespace, a.Name); set != nil {
 			return gatewayController(g, set.Parent, def)
 		}
 	}
@@ -867,7 +891,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 // anc: its Gateway's (or ListenerSet's Gateway's), or, for a policy that
 // calls a backend (a BackendTLSPolicy's ancestor), that policy's family's.
 func reportingController(r *merge.Result, anc AncestorRef, def string) string {
-	if anc.Kind == "Gateway" || anc.Kind == "ListenerSet" {
+	if anc.Kind == "Gateway" || topology.IsListenerSetKind(anc.Group, anc.Kind) {
 		return ancestorController(r.Graph, anc, def)
 	}
 	if k, ok := r.Registry.Lookup(model.GroupKind{Group: anc.Group, Kind: anc.Kind}); ok {
@@ -950,6 +974,18 @@ type use struct {
 
 func ancestorOf(k model.Key) AncestorRef {
 	return AncestorRef{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+}
+
+// kindAncestorRef is the reference a kind decided, as its controller
+// writes it — without a namespace where it was written without one
+// (policy.AncestorStatus.Unqualified) —, and the namespace it resolves to.
+func kindAncestorRef(a policy.AncestorStatus) (AncestorRef, string) {
+	ref := ancestorOf(a.Ancestor)
+	ref.SectionName, ref.Port = a.Section, a.Port
+	if a.Unqualified {
+		ref.Namespace = ""
+	}
+	return ref, a.Ancestor.Namespace
 }
 
 // usesIndex lists, for every policy, each merge point that holds it (valid
@@ -1084,11 +1120,11 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 // ancestorGateway is the Gateway of a route's ancestor: the Gateway
 // itself, or a ListenerSet's; nil for any other.
 func ancestorGateway(g *topology.Graph, a AncestorRef) *topology.Gateway {
-	switch a.Kind {
-	case "Gateway":
+	switch {
+	case a.Kind == "Gateway":
 		return g.Gateway(a.Namespace, a.Name)
-	case "ListenerSet":
-		if s := g.ListenerSet(a.Namespace, a.Name); s != nil {
+	case topology.IsListenerSetKind(a.Group, a.Kind):
+		if s := g.ListenerSetOf(model.GroupKind{Group: a.Group, Kind: a.Kind}, a.Namespace, a.Name); s != nil {
 			return s.Parent
 		}
 	}

@@ -113,7 +113,9 @@ func TestStrangerAncestors(t *testing.T) {
 		{name: "kgateway BackendConfigPolicy on a Service both route to: the Service", policy: bcp,
 			ancestors: []string{"Service/infra/svc kgateway.dev/kgateway"}},
 		{name: "BackendTLSPolicy on a Service both route to: each controller's Gateways", policy: backendTLS,
-			ancestors: []string{"Gateway/infra/gw " + egController, "Gateway/infra/kg kgateway.dev/kgateway"}},
+			// Envoy Gateway's is the route's parentRef as written, without
+			// a namespace (K16)
+			ancestors: []string{"Gateway/gw " + egController, "Gateway/infra/kg kgateway.dev/kgateway"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := compile(t, egPlatform("infra", "  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n")+strangerPlatform+tc.policy)

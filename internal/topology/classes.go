@@ -41,6 +41,13 @@ type ClassVerdict struct {
 type GatewayReport struct {
 	Conditions       []metav1.Condition
 	NoListenerStatus bool
+	// Pending is the controller's check of each Gateway of the class
+	// before it serves any of it (what the Gateway's own annotations
+	// name): a Refusal with a reason means it never does — nothing of
+	// the Gateway is translated, as for a Controller.Gateway refusal
+	// (Gateway.Refused), and the Refusal's Conditions are its status.
+	// Nil: every Gateway of the class is served.
+	Pending func(m *model.Model, gw *model.Gateway) (Refusal, []diag.Diagnostic)
 }
 
 // ClassJudge is a controller's verdict on a GatewayClass (Options.Classes);

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/secret"
@@ -280,7 +281,11 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	if gw.Refused.Reason != "" {
 		// refused before anything of it is translated: Accepted False
-		// alone, no Programmed (nothing is deployed for it)
+		// alone, no Programmed (nothing is deployed for it), unless the
+		// controller writes conditions of its own for it
+		if gw.Refused.Conditions != nil {
+			return slices.Clone(gw.Refused.Conditions)
+		}
 		return []metav1.Condition{cond("Accepted", false, gw.Refused.Reason, gw.Refused.Message)}
 	}
 	if v := g.ClassRefusal(gw); v != nil {

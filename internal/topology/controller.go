@@ -72,6 +72,14 @@ type Controller struct {
 	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
 	// status from it and no traffic. Nil: it reads every route kind.
 	Unwatched func(kind string) string
+	// UnreadListenerSets says why the controller does not read listener
+	// sets of a kind other than the v1 ListenerSet (the experimental
+	// XListenerSet) under its deployment ("" when it reads them, as the
+	// v1 kind): such a set attaches to none of its Gateways, its
+	// listeners are not served, the routes and policies naming it attach
+	// to nothing there and it takes no status (LintListenerNotServed).
+	// Nil: it reads the v1 kind alone.
+	UnreadListenerSets func(gk model.GroupKind) string
 	// Grants is how the controller matches a ReferenceGrant's groups
 	// against a reference (model.GrantRule): its Gateways' certificate
 	// and CA references and its routes' backendRefs are judged by it

@@ -288,7 +288,13 @@ func describeMatch(m gwv1.HTTPRouteMatch) string {
 	return strings.Join(parts, ", ")
 }
 
-// PathOf is a path match with the API's defaults: PathPrefix "/".
+// PathOf is a path match's type and value, PathPrefix "/" where unset.
+// The HTTPRoute CRD defaults both (and a rule's matches to one such
+// match), which the API server writes and the model decodes, so a route
+// checked against the shipped CRD never reaches the fallback; a route
+// whose HTTPRoute CRD comes from --crds or the input without those
+// defaults does, and is read as the controllers' translators read an
+// absent path type, PathPrefix.
 func PathOf(p *gwv1.HTTPPathMatch) (gwv1.PathMatchType, string) {
 	t, v := gwv1.PathMatchPathPrefix, "/"
 	if p != nil && p.Type != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -27,9 +28,15 @@ type StreamRouteRule struct {
 	Refused func(l *Listener) map[*Route]Refusal
 }
 
-// Refusal is a controller's Accepted=False verdict on a route.
+// Refusal is a controller's Accepted=False verdict on a route or a whole
+// Gateway.
 type Refusal struct {
 	Reason, Message string
+	// Conditions, on a Gateway, are what its controller writes there in
+	// place of Accepted False with Reason and Message (a controller that
+	// never gets to reconcile the Gateway and says so in Programmed);
+	// nil: Accepted False.
+	Conditions []metav1.Condition
 }
 
 // decideStreamRefusals records, on each TCP or TLS listener of gw with

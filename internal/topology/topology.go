@@ -114,7 +114,8 @@ type Gateway struct {
 	title   string          // how messages name its controller (Controller.Title)
 	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
 	// Refused is its controller's verdict refusing the whole Gateway
-	// (Controller.Gateway), decided once when the graph is built; its
+	// (Controller.Gateway, or its class's GatewayReport.Pending), decided
+	// once when the graph is built; its
 	// Reason is "" when the Gateway is accepted. Status, render, explain
 	// and lint all read it.
 	Refused Refusal
@@ -237,10 +238,16 @@ func (l *Listener) SharesPort() bool {
 	return false
 }
 
-// ID names a listener for messages: ns/gateway/listener.
+// ID names a listener for messages: ns/gateway/listener, or a set's
+// ns/set/listener, with the set's kind in front when it is not the v1
+// ListenerSet.
 func (l *Listener) ID() string {
 	if l.Set != nil {
-		return l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+		id := l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+		if gk := l.Set.GroupKind(); gk != model.ListenerSetKind {
+			id = gk.Kind + "/" + id // a set of another kind may share the name
+		}
+		return id
 	}
 	return l.Gateway.Namespace + "/" + l.Gateway.Name + "/" + string(l.Name)
 }
@@ -385,6 +392,27 @@ func (g *Graph) ListenerSet(ns, name string) *ListenerSet {
 	return g.sets[model.GatewayAPIKey("ListenerSet", ns, name)]
 }
 
+// ListenerSetOf returns the node of a listener set of kind gk (the v1
+// ListenerSet or the experimental XListenerSet); nil for another kind.
+func (g *Graph) ListenerSetOf(gk model.GroupKind, ns, name string) *ListenerSet {
+	if !isListenerSetKind(gk) {
+		return nil
+	}
+	return g.sets[model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}]
+}
+
+// isListenerSetKind: gk is a kind of listener set (the v1 ListenerSet, or
+// the experimental XListenerSet read into the same shape).
+func isListenerSetKind(gk model.GroupKind) bool {
+	return gk == model.ListenerSetKind || gk == model.XListenerSetKind
+}
+
+// IsListenerSetKind reports whether a reference's group and kind name a
+// listener set (isListenerSetKind), for the stages after topology.
+func IsListenerSetKind(group, kind string) bool {
+	return isListenerSetKind(model.GroupKind{Group: group, Kind: kind})
+}
+
 // Listener finds a Gateway's own listener by name.
 func (gw *Gateway) Listener(name string) *Listener {
 	for _, l := range gw.Listeners {
@@ -431,6 +459,14 @@ func Build(m *model.Model, opt Options) *Graph {
 			g.Diagnostics = append(g.Diagnostics, ds...)
 		}
 		if v := g.Classes[string(mg.Spec.GatewayClassName)]; v != nil && !v.Refused {
+			if pending := v.Gateway.Pending; pending != nil {
+				var ds []diag.Diagnostic
+				gw.Refused, ds = pending(m, mg)
+				g.Diagnostics = append(g.Diagnostics, ds...)
+				if gw.Refused.Reason != "" {
+					continue // nothing of it is translated: no listeners
+				}
+			}
 			gw.Reported = append(gw.Reported, v.Gateway.Conditions...)
 			gw.NoListenerStatus = v.Gateway.NoListenerStatus
 		}
@@ -532,10 +568,18 @@ func (g *Graph) routeWeight(r *Route) int32 {
 func (g *Graph) attachListenerSets() {
 	for _, ms := range g.Model.ListenerSets {
 		s := &ListenerSet{ListenerSet: ms}
-		g.sets[ms.Key()] = s
 		ref := ms.Spec.ParentRef
 		ns := s.parentNamespace()
 		gw := g.gateways[model.GatewayAPIKey("Gateway", ns, string(ref.Name))]
+		if why := g.unreadSet(gw, ms); why != "" {
+			// the controller that would take it reads none of its kind:
+			// to it the object does not exist
+			gk := ms.GroupKind()
+			g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: diag.Warning, Object: ms.Key().Ref(), Field: "spec.parentRef", Pos: ms.Src.FieldPos("spec.parentRef"),
+				Message: fmt.Sprintf("%s %s/%s is not read: %s; its listeners are not served, the routes and policies naming it attach to nothing, and it gets no status", gk.Kind, ms.Namespace, ms.Name, why)})
+			continue
+		}
+		g.sets[ms.Key()] = s
 		switch {
 		case gw == nil:
 			s.Reason, s.Message = "NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, ref.Name)
@@ -551,6 +595,32 @@ func (g *Graph) attachListenerSets() {
 			}
 		}
 	}
+}
+
+// unreadSet says why the controller of gw (the Gateway the set names; nil
+// when there is none) does not read a set of ms's kind, "" when it does:
+// every controller reads the v1 ListenerSet; another kind only where the
+// controller says so (Controller.UnreadListenerSets). A set naming no
+// Gateway is judged by the fallback controller's rule.
+func (g *Graph) unreadSet(gw *Gateway, ms *model.ListenerSet) string {
+	gk := ms.GroupKind()
+	if gk == model.ListenerSetKind {
+		return ""
+	}
+	var ctrl Controller
+	if gw != nil {
+		ctrl = g.controllerOf(gw)
+	} else if c, ok := g.controllers[g.fallback]; ok {
+		ctrl = c
+	}
+	if ctrl.UnreadListenerSets == nil {
+		title := ctrl.Title
+		if title == "" {
+			title = "the controller"
+		}
+		return fmt.Sprintf("%s reads no %s (only %s/%s)", title, groupKind(gk.Group, gk.Kind), model.GatewayGroup, "ListenerSet")
+	}
+	return ctrl.UnreadListenerSets(gk)
 }
 
 // parentNamespace is the namespace of the Gateway the set names.
@@ -781,12 +851,13 @@ func (g *Graph) resolveParent(r *Route, p *Parent, fx *parentEffects) {
 				candidates = append(candidates, l)
 			}
 		}
-	case string(*ref.Group) == model.GatewayGroup && string(*ref.Kind) == "ListenerSet":
-		s := g.sets[model.GatewayAPIKey("ListenerSet", ns, name)]
+	case isListenerSetKind(model.GroupKind{Group: string(*ref.Group), Kind: string(*ref.Kind)}):
+		kind := string(*ref.Kind)
+		s := g.sets[model.Key{Group: string(*ref.Group), Kind: kind, Namespace: ns, Name: name}]
 		if s == nil || s.Parent == nil {
-			msg := fmt.Sprintf("ListenerSet %s/%s not found", ns, name)
+			msg := fmt.Sprintf("%s %s/%s not found", kind, ns, name)
 			if s != nil {
-				msg = fmt.Sprintf("ListenerSet %s/%s is not attached to a Gateway: %s", ns, name, s.Message)
+				msg = fmt.Sprintf("%s %s/%s is not attached to a Gateway: %s", kind, ns, name, s.Message)
 				p.Declined = g.gateways[model.GatewayAPIKey("Gateway", s.parentNamespace(), string(s.Spec.ParentRef.Name))]
 			}
 			p.reject("NoMatchingParent", msg)

@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -51,6 +52,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 			}
 		}
 	}
+	s.proxyUses(g, own)
 	s.routeUses(g, own, verdict)
 	s.callerUses(g.Model, callers)
 	s.conflicts()
@@ -58,7 +60,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
-			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Port: e.port, Gateway: e.gateway, Conditions: e.conds})
+			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Port: e.port, Unqualified: e.unqualified, Gateway: e.gateway, Conditions: e.conds})
 		}
 	}
 	return out
@@ -76,16 +78,26 @@ type btlsRun struct {
 }
 
 // btlsEntry is one ancestor of a policy: a route's parentRef (a Gateway,
-// its sectionName and port) or a calling policy. Entries are told apart
-// without the port (status.ancestorRefsEqual compares group, kind,
-// namespace, name and sectionName): the first parentRef reported keeps
-// its port, a later one differing only there adds nothing.
+// its sectionName and port), a calling policy or the EnvoyProxy whose
+// telemetry sends to the backend. Entries are told apart without the
+// port (status.ancestorRefsEqual compares group, kind, namespace, name
+// and sectionName): the first parentRef reported keeps its port, a later
+// one differing only there adds nothing. A parentRef is reported as
+// written, so one written without a namespace (unqualified; key holds
+// the route's namespace it resolves to) is another ancestor than one
+// naming that namespace.
 type btlsEntry struct {
-	key     model.Key
-	section string
-	port    int32
-	gateway *topology.Gateway
-	conds   []metav1.Condition
+	key         model.Key
+	section     string
+	port        int32
+	unqualified bool
+	gateway     *topology.Gateway
+	conds       []metav1.Condition
+}
+
+// same: e and o are one ancestor reference (ancestorRefsEqual).
+func (e *btlsEntry) same(o *btlsEntry) bool {
+	return e.key == o.key && e.section == o.section && e.unqualified == o.unqualified
 }
 
 // targetKey is the backend a BackendTLSPolicy's targetRef names, in the
@@ -129,6 +141,8 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 					continue
 				}
 				anc := model.Key{Group: deref(p.Ref.Group), Kind: deref(p.Ref.Kind), Namespace: deref(p.Ref.Namespace), Name: string(p.Ref.Name)}
+				// the namespace as written: the parentRef's is defaulted
+				unqualified := p.Index < len(rt.ParentRefs) && deref(rt.ParentRefs[p.Index].Namespace) == ""
 				section := deref(p.Ref.SectionName)
 				port := int32(0)
 				if p.Ref.Port != nil {
@@ -145,7 +159,7 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 						}
 						k := routeBackendKey(b)
 						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil && reaches(gp, k) {
-							s.report(gp, anc, section, port, p.Gateway)
+							s.report(gp, anc, section, port, unqualified, p.Gateway)
 						}
 					}
 				}
@@ -185,7 +199,7 @@ func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 					port = *r.Port
 				}
 				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil && reaches(gp, k) {
-					s.report(gp, anc, "", 0, nil)
+					s.report(gp, anc, "", 0, false, nil)
 				}
 			})
 		}
@@ -221,8 +235,9 @@ func (s *btlsRun) governing(k model.Key, section string) *policy.Policy {
 
 // report adds the ancestor to p's entries (once), with the controller's
 // verdict on p's references (its Judgement).
-func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port int32, gw *topology.Gateway) {
-	if slices.ContainsFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == anc && e.section == section }) {
+func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port int32, unqualified bool, gw *topology.Gateway) {
+	e := &btlsEntry{key: anc, section: section, port: port, unqualified: unqualified, gateway: gw}
+	if slices.ContainsFunc(s.entries[p], e.same) {
 		return
 	}
 	var conds []metav1.Condition
@@ -232,13 +247,71 @@ func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, port i
 	if conds == nil {
 		return // the kind's decode refused it: no destination takes it
 	}
-	s.entries[p] = append(s.entries[p], &btlsEntry{key: anc, section: section, port: port, gateway: gw, conds: conds})
+	e.conds = conds
+	s.add(p, e)
+}
+
+// add appends e to p's entries, holding at most maxAncestors+1 of them
+// as Envoy Gateway does while it writes the status
+// (SetConditionForPolicyAncestor → boundPolicyAncestors): past that, the
+// least important goes (evictBTLS).
+func (s *btlsRun) add(p *policy.Policy, e *btlsEntry) {
+	s.entries[p] = append(s.entries[p], e)
+	if es := s.entries[p]; len(es) > maxAncestors+1 {
+		least := 0
+		for i := 1; i < len(es); i++ {
+			if btlsImportance(es[least], es[i]) < 0 {
+				least = i
+			}
+		}
+		s.entries[p] = slices.Delete(es, least, least+1)
+	}
+}
+
+// btlsImportance is lessPolicyAncestor on two entries: not accepted
+// first, then overridden, then the rest (importance); within a rank by
+// the reference's namespace as written (none for an unqualified one),
+// then its name.
+func btlsImportance(a, b *btlsEntry) int {
+	rank := func(e *btlsEntry) int { return importance(&entry{conds: e.conds}) }
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.writtenNamespace(), b.writtenNamespace()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.key.Name, b.key.Name)
+}
+
+// writtenNamespace is the namespace the reference is written with.
+func (e *btlsEntry) writtenNamespace() string {
+	if e.unqualified {
+		return ""
+	}
+	return e.key.Namespace
+}
+
+// truncate is TruncatePolicyAncestors on p's entries: past
+// maxAncestors, the most important kept (btlsImportance) and the last
+// kept says Aggregated.
+func (s *btlsRun) truncate(p *policy.Policy) {
+	es := s.entries[p]
+	if len(es) <= maxAncestors {
+		return
+	}
+	slices.SortStableFunc(es, btlsImportance)
+	es = es[:maxAncestors]
+	last := es[maxAncestors-1]
+	last.conds = slices.DeleteFunc(slices.Clone(last.conds), func(c metav1.Condition) bool { return c.Type == "Aggregated" })
+	last.conds = append(last.conds, aggregated())
+	s.entries[p] = es
 }
 
 // conflicts is ProcessBackendTLSPolicyStatus: a policy whose targetRef
 // key an earlier one has (the first such targetRef; the ones after it are
 // not claimed) takes Accepted=False/Conflicted on each of that policy's
-// ancestors, beside its own.
+// ancestors, beside its own; then each policy's ancestors are cut to
+// maxAncestors (truncate), in processing order.
 func (s *btlsRun) conflicts() {
 	claimed := map[string]*policy.Policy{}
 	for _, p := range s.ordered {
@@ -252,10 +325,10 @@ func (s *btlsRun) conflicts() {
 			cond := backendTLSConflicted(first)[0]
 			c := metav1.Condition{Type: cond.Type, Status: metav1.ConditionStatus(cond.Status), Reason: cond.Reason, Message: cond.Message}
 			for _, fe := range s.entries[first] {
-				i := slices.IndexFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == fe.key && e.section == fe.section })
+				i := slices.IndexFunc(s.entries[p], fe.same)
 				if i < 0 {
-					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, port: fe.port, gateway: fe.gateway})
-					i = len(s.entries[p]) - 1
+					s.add(p, &btlsEntry{key: fe.key, section: fe.section, port: fe.port, unqualified: fe.unqualified, gateway: fe.gateway, conds: []metav1.Condition{c}})
+					continue
 				}
 				e := s.entries[p][i]
 				e.conds = slices.DeleteFunc(slices.Clone(e.conds), func(o metav1.Condition) bool { return o.Type == c.Type })
@@ -268,6 +341,9 @@ func (s *btlsRun) conflicts() {
 			}
 			break
 		}
+		// each policy in turn, so a later one conflicting with it copies
+		// the ancestors it kept
+		s.truncate(p)
 	}
 }
 

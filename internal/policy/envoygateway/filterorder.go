@@ -28,6 +28,7 @@ const (
 	// headers.
 	orderHeaderMutation
 	orderExtAuth
+	orderAPIKeyAuth
 	orderBasicAuth
 	orderOAuth2
 	orderJWT

@@ -238,6 +238,10 @@ func buildRule(r *egv1a1.RateLimitRule, ns, name string, i int) (rlRule, error) 
 		}
 		if p := sel.Path; p != nil {
 			m := rlMatch{invert: isTrue(p.Invert)}
+			// The CRD defaults type to PathPrefix (the model holds it); unset
+			// is Envoy Gateway's own reading too (buildRateLimitRule:
+			// ptr.Deref(match.Path.Type, PathPrefix)), kept for a CRD given
+			// without that default.
 			switch deref(p.Type) {
 			case "", "PathPrefix":
 				if p.Value == "/" {

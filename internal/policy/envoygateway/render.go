@@ -113,6 +113,7 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // response body comes from).
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
 	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
+	"SecurityPolicy.apiKeyAuth":             typedWith[*egv1a1.APIKeyAuth]("apiKeyAuth", renderAPIKeyAuth),
 	"BackendTrafficPolicy.responseOverride": typedWith[[]*egv1a1.ResponseOverride]("responseOverride", renderResponseOverride),
 	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),
 }
@@ -240,7 +241,10 @@ func splitID(id string) (string, string) {
 // effectiveValue is the field's value in effect: the single policy's, or,
 // where a route's policy merges into its Gateway's (mergeType), the
 // values merged most specific last, as Envoy Gateway's utils.Merge merges
-// the two policies (mergeSpecs). kind names the policy kind, whose spec
+// the two policies (mergeSpecs) — each as stored, its CRD's defaults
+// included (fieldValue.stored): Envoy Gateway marshals the stored
+// objects, so a default of the more specific policy replaces what the
+// other writes there. kind names the policy kind, whose spec
 // type says how its lists merge.
 func effectiveValue(in policy.FieldInput, kind string) (*fieldValue, error) {
 	vals := make([]*fieldValue, len(in.Values))
@@ -260,10 +264,10 @@ func effectiveValue(in policy.FieldInput, kind string) (*fieldValue, error) {
 		b, _ := json.Marshal(map[string]json.RawMessage{in.Key: raw})
 		return b
 	}
-	doc := wrap(vals[len(vals)-1].raw)
+	doc := wrap(vals[len(vals)-1].stored())
 	for _, v := range slices.Backward(vals[:len(vals)-1]) {
 		// each more specific policy's document patches the merge
-		merged, err := mergeSpecs(specTypes[kind], doc, wrap(v.raw), in.Strategy == policy.StrategicMerge)
+		merged, err := mergeSpecs(specTypes[kind], doc, wrap(v.stored()), in.Strategy == policy.StrategicMerge)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}

@@ -271,6 +271,11 @@ func redirectPolicy(ro *egv1a1.ResponseOverride) *redirectpolicyv3.RedirectPolic
 	if p := r.Path; p != nil && p.ReplaceFullPath != nil {
 		ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
 	}
+	// The CRD defaults statusCode to 302, which the API server writes and
+	// the model decodes; a redirect without one has a CRD that gave no
+	// default (--crds or the input), where Envoy Gateway's translator
+	// dereferences the unset code (custom_response.go: buildRedirectAction)
+	// — gwpol keeps the CRD's 302 there rather than fail.
 	status := uint32(302)
 	if r.StatusCode != nil {
 		status = uint32(*r.StatusCode)

@@ -44,11 +44,13 @@ import (
 var unrenderable = map[string]string{
 	// Envoy Gateway's api_key_auth filter lists every credential: each
 	// key of the credential Secrets' data is a client ID, its value that
-	// client's API key. How many there are, and their names, are Secret
-	// data too, so not even a placeholder can stand for them.
-	"SecurityPolicy.apiKeyAuth": "Envoy Gateway inlines the API keys of the credentialRefs Secrets (each data key a client ID, its value the key) into its api_key_auth filter, " +
-		"and gwpol never reads Secret data, so it cannot write the filter (nor tell duplicated keys, which Envoy Gateway rejects); " +
-		"translate with Envoy Gateway itself (egctl x translate, with the Secrets) to see those routes, or annotate the SecurityPolicy gwpol.dev/ignore: GWP404 to accept that gwpol fails them closed",
+	// client's API key. gwpol names each client and the Secret its key
+	// comes from (renderAPIKeyAuth); a Secret the input does not hold
+	// (assumed to exist) gives no client IDs to name.
+	"SecurityPolicy.apiKeyAuth.credentialRefs": "Envoy Gateway lists every client ID of the credentialRefs Secrets (each data key a client ID, its value the key) in its api_key_auth filter, " +
+		"and a credential Secret is not in the input (assumed to exist, without its keys), so gwpol cannot name its clients; " +
+		"add the Secret (its data keys, any values) to the input, translate with Envoy Gateway itself (egctl x translate, with the Secrets), " +
+		"or annotate the SecurityPolicy gwpol.dev/ignore: GWP404 to accept that gwpol fails those routes closed",
 }
 
 var _ policy.InvalidKeeper = (*Kind)(nil)

@@ -200,19 +200,26 @@ func TestRenderExtAuth(t *testing.T) {
 // user can do; other unrendered fields just name their capability.
 func TestUnrenderableReason(t *testing.T) {
 	for _, tc := range []struct {
-		kind     *Kind
-		key      string
-		contains []string
+		kind       *Kind
+		key, value string
+		capability string // the field's own unless given
+		contains   []string
 	}{
-		{securityPolicy, "apiKeyAuth", []string{"never reads Secret data", "egctl x translate", "gwpol.dev/ignore: GWP404"}},
-		{securityPolicy, "oidc", nil},
+		// a credential Secret the input does not hold: no client IDs to name
+		{securityPolicy, "apiKeyAuth", `{"credentialRefs":[{"name":"keys"}],"extractFrom":[{"headers":["k"]}]}`, "envoygateway.SecurityPolicy.apiKeyAuth.credentialRefs",
+			[]string{"assumed to exist", "egctl x translate", "gwpol.dev/ignore: GWP404"}},
+		{securityPolicy, "oidc", `{}`, "", nil},
 	} {
-		frags, err := tc.kind.RenderField(policy.FieldInput{Key: tc.key, Values: []any{json.RawMessage(`{}`)}}, &policy.Env{})
+		frags, err := tc.kind.RenderField(policy.FieldInput{Key: tc.key, Values: []any{json.RawMessage(tc.value)}}, &policy.Env{})
 		if err != nil || len(frags) != 1 {
 			t.Fatalf("%s: got %v, %v", tc.key, frags, err)
 		}
 		f := frags[0]
-		if want := "envoygateway." + tc.kind.name + "." + tc.key; f.Capability != want {
+		want := tc.capability
+		if want == "" {
+			want = "envoygateway." + tc.kind.name + "." + tc.key
+		}
+		if f.Capability != want {
 			t.Errorf("%s: capability %q, want %q", tc.key, f.Capability, want)
 		}
 		if tc.contains == nil && f.Reason != "" {

@@ -13,7 +13,7 @@ var securityPolicy = &Kind{
 	writes: map[string][]string{
 		"cors":          {"http_filter.envoy.filters.http.cors", "typed_per_filter_config.envoy.filters.http.cors"},
 		"basicAuth":     {"http_filter.envoy.filters.http.basic_auth/*", "typed_per_filter_config.envoy.filters.http.basic_auth/*"},
-		"apiKeyAuth":    {"-"},
+		"apiKeyAuth":    {"http_filter.envoy.filters.http.api_key_auth", "typed_per_filter_config.envoy.filters.http.api_key_auth"},
 		"jwt":           {"http_filter.envoy.filters.http.jwt_authn", "typed_per_filter_config.envoy.filters.http.jwt_authn", "clusters.*"},
 		"oidc":          {"-"},
 		"extAuth":       {"http_filter.envoy.filters.http.ext_authz/*", "typed_per_filter_config.envoy.filters.http.ext_authz/*", "clusters.*"},

@@ -377,6 +377,10 @@ func (v valueChecks) authorization(a *egv1a1.Authorization, onRoute bool) {
 				typ = string(*op.Path.Type)
 			}
 			var err error
+			// The CRD defaults type to PathPrefix (the model holds it); unset
+			// is Envoy Gateway's own reading too (validateAuthorizationOperation:
+			// ptr.Deref(operation.Path.Type, PathPrefix)), kept for a CRD
+			// given without that default.
 			switch typ {
 			case "", "PathPrefix", "Exact":
 			case "RegularExpression":

@@ -49,6 +49,21 @@ type fieldValue struct {
 	at writtenAt
 }
 
+// stored is the value as the API server stores it, as JSON: what is
+// written with the CRD's defaults at the field and below it (the typed
+// value, which holds both); the value as written where the object has
+// no defaults there, or the value was built without one.
+func (v *fieldValue) stored() json.RawMessage {
+	if v.typed == nil || v.at.obj == nil || len(v.at.obj.DefaultsAt(v.at.path)) == 0 {
+		return v.raw
+	}
+	b, err := json.Marshal(v.typed)
+	if err != nil {
+		return v.raw
+	}
+	return b
+}
+
 // MarshalJSON is the value as written.
 func (v *fieldValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
 

@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -187,5 +188,97 @@ func TestWrittenAt(t *testing.T) {
 	}
 	if got := unrendered(writtenAt{}, &v, reflect.TypeFor[record]()); got != "maxParallelRetries" {
 		t.Errorf("unrendered without the object: %q, want maxParallelRetries", got)
+	}
+}
+
+// TestPathTypeWrittenOrStored: a rate limit rule's path selector and an
+// authorization rule's operation path without a type are stored with the
+// CRD's PathPrefix (the model decodes it), and read as written
+// PathPrefix; the typed values the rules are built from carry the type
+// either way, so the fallback for an unset type (Envoy Gateway's own
+// ptr.Deref) is reached only with a CRD given without the default.
+func TestPathTypeWrittenOrStored(t *testing.T) {
+	const doc = `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: p, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  rateLimit:
+    local:
+      rules:
+      - clientSelectors: [{path: %s}]
+        limit: {requests: 5, unit: Second}
+`
+	var rules []rlRule
+	for _, path := range []string{"{value: /a}", "{type: PathPrefix, value: /a}"} {
+		objs := stored(t, strings.Replace(doc, "%s", path, 1))
+		var spec egv1a1.BackendTrafficPolicySpec
+		if err := objs[0].DecodeField("spec", &spec); err != nil {
+			t.Fatal(err)
+		}
+		sel := spec.RateLimit.Local.Rules[0].ClientSelectors[0].Path
+		if sel.Type == nil || *sel.Type != "PathPrefix" {
+			t.Fatalf("%s: type %v, want PathPrefix as stored", path, sel.Type)
+		}
+		r, err := buildRule(&spec.RateLimit.Local.Rules[0], "default", "p", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	if !reflect.DeepEqual(rules[0], rules[1]) {
+		t.Errorf("left to the CRD: %+v\nwritten: %+v", rules[0], rules[1])
+	}
+}
+
+// TestMergedValueAsStored: a route's policy that merges into its
+// Gateway's (mergeType) merges as Envoy Gateway's utils.Merge merges
+// them, the stored objects marshalled: the CRD's defaults of the more
+// specific policy replace what the other writes there (maxConnections
+// 1024 over the Gateway policy's 5), its written values too; a field the
+// more specific policy leaves out whole keeps the other's value.
+func TestMergedValueAsStored(t *testing.T) {
+	policyDoc := func(name, spec string) string {
+		return "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n" + spec + "---\n"
+	}
+	for _, tc := range []struct {
+		name, route, gateway string
+		strategy             policy.Strategy
+		want                 [4]int64 // maxConnections, maxPendingRequests, maxParallelRequests, maxParallelRetries
+	}{
+		{name: "a default replaces a written value", route: "  circuitBreaker: {maxPendingRequests: 10}\n", gateway: "  circuitBreaker: {maxConnections: 5}\n",
+			strategy: policy.StrategicMerge, want: [4]int64{1024, 10, 1024, 1024}},
+		{name: "JSON merge alike", route: "  circuitBreaker: {maxPendingRequests: 10}\n", gateway: "  circuitBreaker: {maxConnections: 5, maxParallelRetries: 3}\n",
+			strategy: policy.JSONMerge, want: [4]int64{1024, 10, 1024, 1024}},
+		{name: "written values replace", route: "  circuitBreaker: {maxConnections: 7, maxPendingRequests: 10, maxParallelRequests: 8, maxParallelRetries: 9}\n", gateway: "  circuitBreaker: {maxConnections: 5}\n",
+			strategy: policy.StrategicMerge, want: [4]int64{7, 10, 8, 9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := stored(t, policyDoc("route", tc.route)+policyDoc("gw", tc.gateway))
+			k := BackendTrafficPolicy()
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default"})
+			env := &policy.Env{Model: m}
+			var vals []any
+			for _, o := range objs {
+				vals = append(vals, k.Decode(o, env).Values["circuitBreaker"])
+			}
+			v, err := effectiveValue(policy.FieldInput{Key: "circuitBreaker", Values: vals, Strategy: tc.strategy}, "BackendTrafficPolicy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb, err := typedAs[*egv1a1.CircuitBreaker](v)
+			if err != nil || cb == nil {
+				t.Fatalf("%v: %s", err, v.raw)
+			}
+			got := [4]int64{}
+			for i, p := range []*int64{cb.MaxConnections, cb.MaxPendingRequests, cb.MaxParallelRequests, cb.MaxParallelRetries} {
+				if p != nil {
+					got[i] = *p
+				}
+			}
+			if got != tc.want {
+				t.Errorf("merged %s: %v, want %v", v.raw, got, tc.want)
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ import (
 var backendTLSPolicy = model.GroupKind{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}
 
 // HAPTIC's BackendTLSPolicy condition messages
-// (gateway/73-status-policy.yaml@17c7b135:
+// (gateway/73-status-policy.yaml@a7ac8a15:
 // GenerateBackendTLSPolicyStatusPatch).
 const (
 	btlsResolved      = "All references resolved"
@@ -44,7 +44,7 @@ func usableCACertificate(m *model.Model, ns string, ref model.Key) (entry string
 // why it is not usable as a short phrase (empty for a group or kind HAPTIC
 // does not read). dataPlane: as the backend's bundle takes it
 // (usableCACertificate); else as the policy's status judges it
-// (gateway/73-status-policy.yaml@17c7b135: GenerateBackendTLSPolicyStatusPatch's
+// (gateway/73-status-policy.yaml@a7ac8a15: GenerateBackendTLSPolicyStatusPatch's
 // hasValid: a Secret's ca.crt when it has that entry, not empty, its
 // tls.crt only when it has no ca.crt entry at all).
 func readCACertificate(m *model.Model, ns string, ref model.Key, dataPlane bool) (entry string, usable bool, why string) {
@@ -88,7 +88,7 @@ func readCACertificate(m *model.Model, ns string, ref model.Key, dataPlane bool)
 }
 
 // judgeBackendTLSPolicy is HAPTIC's verdict on a BackendTLSPolicy its
-// backends use (gateway/73-status-policy.yaml@17c7b135:
+// backends use (gateway/73-status-policy.yaml@a7ac8a15:
 // GenerateBackendTLSPolicyStatusPatch; gateway/30-backends.yaml@0c1a6446:
 // util-generate-httproute-backends-gateway): the backend trusts every CA
 // reference that resolves, joined, and the policy is refused only when
@@ -160,9 +160,7 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 		resolved = policy.Condition{Type: "ResolvedRefs", Status: "False", Reason: "InvalidCACertificateRef", Message: btlsNoCA}
 		refused, field = btlsNoCA, "spec.validation"
 	}
-	j := policy.Judgement{Conflicted: func(winner *policy.Policy) []policy.Condition {
-		return []policy.Condition{{Type: "Accepted", Status: "False", Reason: "Conflicted", Message: btlsConflictsWith + sharedTarget(p, winner)}, resolved}
-	}}
+	var j policy.Judgement
 	if refused == "" {
 		j.Conditions = []policy.Condition{accepted, resolved}
 		return j
@@ -191,23 +189,4 @@ func refName(group, kind, name string) string {
 		return kind + "." + group + "/" + name
 	}
 	return kind + "/" + name
-}
-
-// sharedTarget is the first of p's targetRefs that winner targets too, as
-// HAPTIC's conflict message names it (Kind/Name/SectionName; p's first
-// targetRef when none is the same, as the cells compared are per
-// targetRef).
-func sharedTarget(p, winner *policy.Policy) string {
-	if len(p.Targets) == 0 {
-		return ""
-	}
-	name := func(t policy.TargetRef) string { return t.Kind + "/" + t.Name + "/" + t.Section }
-	for _, t := range p.Targets {
-		for _, w := range winner.Targets {
-			if t.Group == w.Group && t.Kind == w.Kind && t.Name == w.Name && t.Section == w.Section {
-				return name(t)
-			}
-		}
-	}
-	return name(p.Targets[0])
 }

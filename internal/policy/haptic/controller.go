@@ -62,7 +62,9 @@ var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities
 // the check of its deployment's own WAF settings (CheckDeployment) and
 // the rules it fails per route (finish: SSL passthrough beside a policy)
 // and its own verdict on a Gateway API BackendTLSPolicy
-// (judgeBackendTLSPolicy).
+// (judgeBackendTLSPolicy) and the status it writes on one
+// (backendTLSStatuses).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
 	BrokenReasons: brokenReasons, Finish: finish, CheckRule: checkRule,
-	ForeignJudges: map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy}}
+	ForeignJudges:   map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	ForeignStatuses: map[model.GroupKind]policy.ForeignDecider{backendTLSPolicy: backendTLSStatuses}}

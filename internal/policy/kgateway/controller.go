@@ -101,7 +101,7 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// and writes the Gateway API filters as its built-in plugin does
 	// (krtcollections/builtin.go: translateStatusCode's 302 default,
 	// urlRewriteIr.apply, translatePathRewrite)
-	PathModifiersAsWritten: true}
+	PathModifiersAsWritten: true, RedirectFound: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
@@ -128,7 +128,7 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, Grants: Grants, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, UnreadListenerSets: unreadListenerSets, Grants: Grants, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
 	ObjectVerdicts: objectVerdicts, GatewayReport: gatewayAddresses}
 
 // Grants is how kgateway matches a ReferenceGrant's groups against a

@@ -110,6 +110,7 @@ var (
 	_ policy.Inheritor       = Kind{}
 	_ policy.RuleFielder     = Kind{}
 	_ policy.Instancer       = Kind{}
+	_ policy.DeepResetter    = Kind{}
 	_ policy.Renderer        = Kind{}
 )
 
@@ -163,10 +164,9 @@ var spec = func() policy.KindSpec {
 func (Kind) Spec() policy.KindSpec { return spec }
 
 // AuxiliaryKinds implements policy.Auxiliary: the kgateway objects
-// TrafficPolicies reference, and the legacy XListenerSet kgateway reads
-// beside ListenerSets (read to be reported: UntranslatedFields).
+// TrafficPolicies reference.
 func (Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{{Group: Group, Kind: KindGatewayExtension}, {Group: Group, Kind: KindBackend}, xListenerSet}
+	return []model.GroupKind{{Group: Group, Kind: KindGatewayExtension}, {Group: Group, Kind: KindBackend}}
 }
 
 // BackendKinds implements policy.BackendProvider.

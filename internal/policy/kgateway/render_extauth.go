@@ -20,17 +20,22 @@ import (
 // extAuth: one ext_authz filter per GatewayExtension (deep merge keeps
 // several), honouring the family's disable marker through
 // filter_enabled_metadata.
+//
+// A disable among the values (a deep merge keeps it beside the providers
+// it merged with) disables the family on the resource whatever the others
+// call: kgateway's merged IR then has disableAllProviders, and
+// handleExtAuth writes the disable marker and the blank auth metadata and
+// returns before it adds any provider's filter or per-route config
+// (trafficpolicy/extauth_policy.go, merge.go: mergeExtAuth).
 func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
+	if anyDisables(r.in.Values, func(v *ExtAuthPolicy) bool { return v.Disable != nil }) {
+		return append([]policy.Fragment{disableMarker("ext_authz", "ext_auth")}, r.authMetadata("ext_authz", "ext_auth", orderAuthEnabled, true)...), nil
+	}
 	var out []policy.Fragment
-	enabled := false // some contributor authorizes (not all disable)
 	for i, val := range r.in.Values {
 		v, ok := val.(*ExtAuthPolicy)
 		if !ok {
 			return nil, fmt.Errorf("unexpected value %T", val)
-		}
-		if v.Disable != nil {
-			out = append(out, disableMarker("ext_authz", "ext_auth"))
-			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
 		if err != nil {
@@ -61,9 +66,20 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		}
 		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
 		out = append(out, familyMarker("ext_authz", "ext_auth"), fr)
-		enabled = true
 	}
-	return append(out, r.authMetadata("ext_authz", "ext_auth", orderAuthEnabled, !enabled)...), nil
+	return append(out, r.authMetadata("ext_authz", "ext_auth", orderAuthEnabled, len(out) == 0)...), nil
+}
+
+// anyDisables reports whether one of the values, all of type T (a value
+// of another type is left to the caller's own check), disables its
+// family.
+func anyDisables[T any](vals []any, disables func(*T) bool) bool {
+	for _, val := range vals {
+		if v, ok := val.(*T); ok && v != nil && disables(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // extAuthz is the filter calling an extension's authorization service,

@@ -19,17 +19,18 @@ import (
 
 // extProc: one ext_proc filter per GatewayExtension, wrapped so the
 // family's disable marker switches it off (ext_proc has no switch of its
-// own).
+// own). A disable among the values disables the family on the resource
+// and no provider is written, as for extAuth (extproc_policy.go:
+// handleExtProc returns after the disable marker).
 func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
+	if anyDisables(r.in.Values, func(v *ExtProcPolicy) bool { return v.Disable != nil }) {
+		return []policy.Fragment{disableMarker("ext_proc", "ext_proc")}, nil
+	}
 	var out []policy.Fragment
 	for i, val := range r.in.Values {
 		v, ok := val.(*ExtProcPolicy)
 		if !ok {
 			return nil, fmt.Errorf("unexpected value %T", val)
-		}
-		if v.Disable != nil {
-			out = append(out, disableMarker("ext_proc", "ext_proc"))
-			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
 		if err != nil {

@@ -95,17 +95,18 @@ func otelTracer(o *OpenTelemetryTracingConfig, in policy.FieldInput, env *policy
 }
 
 // collectorService is the Envoy gRPC client of a collector (tracing or
-// OpenTelemetry access logs), with its cluster entry. kgateway leaves
-// the cluster's protocol to the Service (an h2c appProtocol); other
-// targets make it HTTP/2, which gRPC needs.
+// OpenTelemetry access logs), with its cluster entry. The collector is a
+// Service port or a kgateway Backend: kgateway names the resolved
+// backend's cluster either way (ToEnvoyGrpc: backend.ClusterName()), and
+// render builds a Backend's cluster from the Backend as it does for a
+// route's backendRef. kgateway leaves the cluster's protocol to the
+// backend (a Service's h2c appProtocol, a static Backend's appProtocol);
+// other targets make it HTTP/2, which gRPC needs.
 func collectorService(g CommonGrpcService, in policy.FieldInput, env *policy.Env) (*corev3.GrpcService, *clusterv3.Cluster, error) {
 	if err := collectorResolves(g.BackendRef.BackendObjectReference, in, env); err != nil {
 		return nil, nil, err
 	}
-	if k := g.BackendRef.Kind; k != nil && *k != "" && *k != "Service" {
-		return nil, nil, diag.Errorf(diag.Unsupported, "backendRef: gwpol renders a Service collector only, not a %s", *k)
-	}
-	if g.BackendRef.Port == nil {
+	if g.BackendRef.Port == nil && model.RefGroupKind(g.BackendRef.Group, g.BackendRef.Kind, serviceKind) == serviceKind {
 		return nil, nil, fmt.Errorf("backendRef: a Service needs a port")
 	}
 	ns := ""

@@ -180,6 +180,23 @@ func (Kind) Overlay(key string, over, under any) (any, bool) {
 	return &eff, true
 }
 
+// ResetsDeepMerge implements policy.DeepResetter: an extAuth or extProc
+// disable merged after other values of the field is the field's only merge
+// origin so far — kgateway's deep merge sets the merged IR's
+// disableAllProviders and records the disabling policy alone
+// (`mergeOrigins.SetOne`), keeping the providers merged before it, which
+// render then leaves out (trafficpolicy/merge.go@6ab6bb0d: mergeExtAuth,
+// mergeExtProc).
+func (Kind) ResetsDeepMerge(key string, v any) bool {
+	switch x := v.(type) {
+	case *ExtAuthPolicy:
+		return key == "extAuth" && x != nil && x.Disable != nil
+	case *ExtProcPolicy:
+		return key == "extProc" && x != nil && x.Disable != nil
+	}
+	return false
+}
+
 // Instance implements policy.Instancer: extAuth, extProc and oidc name the
 // GatewayExtension whose filter they enable (render names the filter after
 // it); a disable, or any other field, names none.

@@ -1,6 +1,9 @@
 package kgateway
 
-import "github.com/gwpol/gwpol/internal/policy"
+import (
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
 
 // kgateway's controller settings (its KGW_* environment, read into
 // pkg/settings' Settings) that change what it does with the same
@@ -11,8 +14,8 @@ var (
 		Doc:    "true: every authentication filter is followed by one that records auth_succeeded=true under dev.kgateway.auth_policy where the request passed it",
 		Source: "pkg/settings/settings.go: Settings.EnableAuthMetadata (KGW_ENABLE_AUTH_METADATA)"}
 	EnableExperimentalGatewayAPIFeatures = policy.Setting{Key: "enableExperimentalGatewayAPIFeatures", Default: true,
-		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; and it ignores an HTTPRoute rule's retry and an HTTPRoute's or GRPCRoute's rule sessionPersistence",
-		Source: "pkg/pluginsdk/collections/setup.go: CommonCollections.InitCollections (TCPRoute and TLSRoute collections empty unless Settings.EnableExperimentalGatewayAPIFeatures; KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES); pkg/krtcollections/builtin.go: RoutesIndex.buildHTTPRouteRulePolicy"}
+		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; it reads no gateway.networking.x-k8s.io XListenerSet (true: an XListenerSet is a listener set of its parent Gateway, named XListenerSet in status and by the parentRefs and targetRefs that select it); and it ignores an HTTPRoute rule's retry and an HTTPRoute's or GRPCRoute's rule sessionPersistence",
+		Source: "pkg/pluginsdk/collections/setup.go: CommonCollections.InitCollections (TCPRoute and TLSRoute collections empty, and no legacy XListenerSets joined to the ListenerSets, unless Settings.EnableExperimentalGatewayAPIFeatures; KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES); pkg/krtcollections/builtin.go: RoutesIndex.buildHTTPRouteRulePolicy"}
 	WeightedRoutePrecedence = policy.Setting{Key: "weightedRoutePrecedence", Default: false,
 		Doc:    "true: a route's kgateway.dev/route-weight orders its Envoy routes ahead of the Gateway API's precedence (routes of equal weight keep it; the default weight is 0)",
 		Source: "pkg/settings/settings.go: Settings.WeightedRoutePrecedence (KGW_WEIGHTED_ROUTE_PRECEDENCE)"}
@@ -67,6 +70,24 @@ var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPI
 // enableExperimentalGatewayAPIFeatures false the TCPRoute and TLSRoute
 // collections are empty (CommonCollections.InitCollections builds static
 // empty collections in their place). It neither serves nor reports them.
+// unreadListenerSets is why kgateway does not read listener sets of a kind
+// other than the v1 ListenerSet (policy.Family.UnreadListenerSets): it
+// reads the experimental XListenerSet beside them only when
+// enableExperimentalGatewayAPIFeatures is true (its default), converted to
+// the v1 shape with its own kind kept, so its status, the parentRefs and
+// policy targetRefs that select it name XListenerSet
+// (pluginsdk/collections/setup.go: InitCollections,
+// convertLegacyXListenerSetToV1), and no other kind.
+func unreadListenerSets(gk model.GroupKind, cfg policy.Config) string {
+	switch {
+	case gk != model.XListenerSetKind:
+		return "kgateway reads no " + gk.Group + "/" + gk.Kind
+	case !EnableExperimentalGatewayAPIFeatures.Bool(cfg):
+		return "kgateway reads no XListenerSet: enableExperimentalGatewayAPIFeatures is false"
+	}
+	return ""
+}
+
 func unwatchedRoutes(kind string, cfg policy.Config) string {
 	switch {
 	case kind == "UDPRoute":

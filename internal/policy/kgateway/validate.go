@@ -281,7 +281,7 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 // kind fromKind in namespace fromNS names does not resolve through
 // kgateway's BackendIndex (GetBackendFromRef with the object as the
 // source), "" when it does: a Service must exist and expose the port, a
-// Backend must exist, any other kind is unknown, and one in another
+// Backend must exist and be named without a port, any other kind is unknown, and one in another
 // namespace needs a ReferenceGrant from fromKind in fromNS (none under
 // referenceGrantMode Off).
 func backendRefProblem(env *policy.Env, fromKind, fromNS string, ref backendRef) string {
@@ -305,6 +305,11 @@ func backendRefProblem(env *policy.Env, fromKind, fromNS string, ref backendRef)
 	case model.GroupKind{Group: Group, Kind: KindBackend}:
 		if _, ok := m.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
 			return fmt.Sprintf("backend %s %s/%s not found", KindBackend, ns, ref.name)
+		}
+		// a Backend defines its own port (its IR's is 0): a ref giving
+		// one is refused, as a route's backendRef to it is
+		if ref.port != nil {
+			return fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", ref.name, KindBackend)
 		}
 		target = model.ObjectRefTo{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}
 	default:

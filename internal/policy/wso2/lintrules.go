@@ -29,7 +29,7 @@ var LintOperationDiffers = diag.Rule{Code: "GWP514", Name: "operation-differs", 
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintDuplicateAPIPolicy, LintPoliciesNotChecked, LintRouteRejected, LintOperationDiffers}
+	return []diag.Rule{LintDuplicateAPIPolicy, LintPoliciesNotChecked, LintRouteRejected, LintOperationDiffers, LintGatewayNeverRegisters}
 }
 
 // LintRules implements policy.LintRuleOwner for each WSO2 kind; the

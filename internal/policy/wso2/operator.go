@@ -121,6 +121,13 @@ func (ks *Kinds) operatorRoutes(g *topology.Graph, att policy.Attachments, names
 	var diags []diag.Diagnostic
 	ks.routeStatus, ks.opNotes = nil, nil
 	for _, rt := range g.Routes {
+		if rt.Kind == "HTTPRoute" && pendingParent(managed, rt) != nil {
+			// its one Gateway is never registered: the operator writes
+			// GatewayPending and builds nothing (httproute_controller.go:
+			// Reconcile, before BuildAPIConfigFromHTTPRoute)
+			ks.record(rt, managed, routeVerdict{pending: true})
+			continue
+		}
 		if rt.Kind != "HTTPRoute" || !ks.served(managed, rt, att) {
 			continue
 		}
@@ -339,6 +346,26 @@ func otherController(managed func(*topology.Gateway) bool, rt *topology.Route) b
 	return known
 }
 
+// pendingParent is the parent of rt on a Gateway of a class the operator
+// manages that it never registers (gatewayPending refused it), when that
+// Gateway is the route's one Gateway parentRef (parentGatewayRefs: with
+// more, the operator refuses the route first); nil otherwise.
+func pendingParent(managed func(*topology.Gateway) bool, rt *topology.Route) *topology.Parent {
+	var gateways []*topology.Parent
+	for _, p := range rt.Parents {
+		if string(*p.Ref.Group) == model.GatewayGroup && string(*p.Ref.Kind) == "Gateway" {
+			gateways = append(gateways, p)
+		}
+	}
+	if len(gateways) != 1 {
+		return nil
+	}
+	if p := gateways[0]; p.Gateway == nil && p.Declined != nil && p.Declined.Refused.Reason != "" && managed(p.Declined) {
+		return p
+	}
+	return nil
+}
+
 // served reports whether the operator serves the route (see
 // operatorRoutes).
 func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route, att policy.Attachments) bool {
@@ -375,8 +402,9 @@ func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route
 // and Programmed True/Programmed "Gateway resources reconciled
 // successfully". It reads the listeners only for the router's ports
 // (applyListenerOverlayToValues: the first HTTP and HTTPS listener) and
-// writes no listener status.
-var managedGateway = topology.GatewayReport{NoListenerStatus: true, Conditions: []metav1.Condition{
+// writes no listener status. A Gateway whose annotations keep it from
+// being installed never gets there (gatewayPending).
+var managedGateway = topology.GatewayReport{NoListenerStatus: true, Pending: gatewayPending, Conditions: []metav1.Condition{
 	{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "Gateway accepted"},
 	{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Gateway resources reconciled successfully"},
 }}

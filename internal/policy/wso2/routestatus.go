@@ -26,7 +26,10 @@ import (
 //     invalid policy: a NonRetryableError): Accepted False, reason
 //     DeploymentFailed; ResolvedRefs is not written;
 //   - the API is deployed: ResolvedRefs True (ResolvedRefs) and Accepted
-//     True (Accepted), with its messages.
+//     True (Accepted), with its messages;
+//   - the route's one Gateway is never registered (gatewayPending):
+//     Accepted False, reason GatewayPending, before it builds anything;
+//     ResolvedRefs is not written.
 //
 // The verdict is the family's Finish step's (operatorRoutes); status reads
 // it through policy.RouteStatuser.
@@ -44,6 +47,8 @@ type routeVerdict struct {
 	// deployed.
 	refused  *refusal
 	rejected string
+	// pending: the route's Gateway is never registered (gatewayPending)
+	pending bool
 	// parents are the indexes of the route's parents on Gateways of a
 	// class the operator manages, those whose status it writes.
 	parents []int
@@ -52,7 +57,11 @@ type routeVerdict struct {
 // record keeps the operator's verdict on rt for status.
 func (ks *Kinds) record(rt *topology.Route, managed func(*topology.Gateway) bool, v routeVerdict) {
 	for _, p := range rt.Parents {
-		if managed(p.Gateway) {
+		gw := p.Gateway
+		if gw == nil {
+			gw = p.Declined // a Gateway it never registers
+		}
+		if managed(gw) {
 			v.parents = append(v.parents, p.Index)
 		}
 	}
@@ -74,6 +83,8 @@ func (k *APIPolicyKind) RouteConditions(rt *topology.Route, p *topology.Parent) 
 		return nil, false
 	}
 	switch {
+	case v.pending:
+		return keepWritten(rt, p, "ResolvedRefs", policy.Condition{Type: "Accepted", Status: "False", Reason: gatewayPendingRouteReason, Message: gatewayPendingRouteMessage}), true
 	case v.refused != nil:
 		reason := "Invalid"
 		if v.refused.retrying {

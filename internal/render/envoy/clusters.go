@@ -303,6 +303,12 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 		}
 		gb.merged[c.Name] = append(gb.merged[c.Name], c)
 		gb.referenced[c.Name] = true
+		if k, ok := gb.fragmentObject(c.Name); ok && gb.refusedObjectOn(k) {
+			// A fragment naming the cluster of a backend its controller
+			// refuses gets none, as a route's backendRef to it does
+			// (applyCluster): the setting still names it.
+			continue
+		}
 		if k, ok := gb.fragmentBackend(c.Name); ok {
 			gb.applyCluster(clusterOp{name: c.Name, backend: &k})
 		}
@@ -358,11 +364,11 @@ func objectClusterIndex(m *model.Model, clusterers map[model.GroupKind]policy.Ba
 	return out
 }
 
-// fragmentBackend finds the backend object a fragment's cluster is
-// named after, when the cluster is not built yet.
-func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
-	if _, built := gb.clusters[cluster]; built || strings.HasPrefix(cluster, "kube_") {
-		return model.Key{}, false
+// fragmentObject finds the Service or backend object a fragment's
+// cluster is named after, built or not.
+func (gb *gatewayBuild) fragmentObject(cluster string) (model.Key, bool) {
+	if ns, name, _, ok := serviceOfCluster(cluster); ok {
+		return model.Key{Kind: "Service", Namespace: ns, Name: name}, true
 	}
 	i := strings.LastIndexByte(cluster, '_')
 	if i < 0 {
@@ -370,6 +376,15 @@ func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
 	}
 	k, ok := gb.objectClusters[cluster[:i+1]]
 	return k, ok
+}
+
+// fragmentBackend finds the backend object a fragment's cluster is
+// named after, when the cluster is not built yet.
+func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
+	if _, built := gb.clusters[cluster]; built || strings.HasPrefix(cluster, "kube_") {
+		return model.Key{}, false
+	}
+	return gb.fragmentObject(cluster)
 }
 
 // appProtocol is the application protocol a resolved backend names

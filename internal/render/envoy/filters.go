@@ -248,12 +248,16 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	case wellKnownPort[scheme] == ra.PortRedirect:
 		ra.PortRedirect = 0
 	}
-	// Without statusCode the API server writes the CRD's default, 302, on
-	// create, so every controller reads 302 (Envoy's own default would be
-	// 301).
-	ra.ResponseCode = routev3.RedirectAction_FOUND
-	if f.StatusCode != nil {
+	// The HTTPRoute CRD defaults statusCode to 302, which the API server
+	// writes and the model decodes; a filter without one (its CRD gave no
+	// default) answers the controller's own default: 302 under
+	// Target.RedirectFound, else Envoy's 301, for a translator that sets
+	// no code.
+	switch {
+	case f.StatusCode != nil:
 		ra.ResponseCode = redirectCodes[*f.StatusCode]
+	case t.RedirectFound:
+		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
 	if status != 0 {
 		ra.ResponseCode = redirectCodes[status]

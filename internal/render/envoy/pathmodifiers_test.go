@@ -56,7 +56,7 @@ func TestPathModifiersAsWritten(t *testing.T) {
 		}
 	}
 	for _, asWritten := range []bool{true, false} {
-		ra := redirectAction(&gwv1.HTTPRequestRedirectFilter{Path: prefix("/app")}, entry{rule: &topology.Rule{}, path: pathMatch{kind: 2, value: "/"}}, nil,
+		ra := redirectAction(&gwv1.HTTPRequestRedirectFilter{Path: prefix("/app"), StatusCode: new(302)}, entry{rule: &topology.Rule{}, path: pathMatch{kind: 2, value: "/"}}, nil,
 			Target{PathModifiersAsWritten: asWritten}, 0)
 		wantCode, wantPrefix := routev3.RedirectAction_FOUND, "/app/"
 		if asWritten {
@@ -64,6 +64,31 @@ func TestPathModifiersAsWritten(t *testing.T) {
 		}
 		if ra.ResponseCode != wantCode || ra.GetPrefixRewrite() != wantPrefix {
 			t.Errorf("redirect (kgateway forms %v): %v %q, want %v %q", asWritten, ra.ResponseCode, ra.GetPrefixRewrite(), wantCode, wantPrefix)
+		}
+	}
+}
+
+// TestRedirectStatusUnset: a RequestRedirect the model holds without a
+// statusCode — its HTTPRoute CRD gave no default (the shipped one defaults
+// it to 302: TestRedirectStatusAsStored) — answers the controller's own
+// default: 302 under Target.RedirectFound (kgateway's built-in plugin),
+// else Envoy's 301 (Envoy Gateway's translator sets no code). A code the
+// model holds is answered under every target.
+func TestRedirectStatusUnset(t *testing.T) {
+	e := entry{rule: &topology.Rule{}, path: pathMatch{kind: 2, value: "/"}}
+	for _, tc := range []struct {
+		code  *int
+		found bool
+		want  routev3.RedirectAction_RedirectResponseCode
+	}{
+		{nil, true, routev3.RedirectAction_FOUND},
+		{nil, false, routev3.RedirectAction_MOVED_PERMANENTLY},
+		{new(302), false, routev3.RedirectAction_FOUND},
+		{new(301), true, routev3.RedirectAction_MOVED_PERMANENTLY},
+	} {
+		ra := redirectAction(&gwv1.HTTPRequestRedirectFilter{StatusCode: tc.code}, e, nil, Target{RedirectFound: tc.found}, 0)
+		if ra.ResponseCode != tc.want {
+			t.Errorf("statusCode %v, RedirectFound %v: %v, want %v", tc.code, tc.found, ra.ResponseCode, tc.want)
 		}
 	}
 }

@@ -173,17 +173,12 @@ spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: web, port: 80}]}]
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: keys, namespace: infra}
-data: {client: a2V5}
----
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: SecurityPolicy
 metadata: {name: keyed, namespace: infra}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: keyed}]
-  apiKeyAuth: {credentialRefs: [{name: keys}], extractFrom: [{headers: [x-api-key]}]}
+  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: web, port: 80}]}}]}
 `
 	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
 	if err != nil {
@@ -191,7 +186,7 @@ spec:
 	}
 	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 	out := render(t, res, envoy.Options{Target: "envoygateway"})
-	const why = "gwpol never reads Secret data"
+	const why = "gwpol does not build that cluster yet"
 	var found bool
 	for _, d := range out.Diagnostics {
 		found = found || (d.Code == "GWP404" && strings.Contains(d.Message, why))
