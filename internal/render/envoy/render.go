@@ -325,6 +325,11 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		backendBuilt: map[string]*backendBuilt{},
 	}
 	b.objectClusters = objectClusterIndex(res.Graph.Model, b.clusterers)
+	if res.Registry != nil {
+		// the policies governing backend ports (policy.Env.BackendPolicies),
+		// which a field calling a backend reads as decoding did
+		res.Registry.PrepareBackendPolicies(b.env)
+	}
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
 			if overridesWhole(p.Kind) {
