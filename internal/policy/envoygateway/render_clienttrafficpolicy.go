@@ -66,8 +66,8 @@ func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManage
 // (requiresHTTP1Options), buildHTTP1Settings): a finishing step on the
 // route's cluster (policy.Fragment.ClusterFinish, withHTTP1Options),
 // render taking it from the listener that shaped the rule's cluster.
-func renderHTTP1(h *egv1a1.HTTP1Settings, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
+func renderHTTP1(h *egv1a1.HTTP1Settings, who policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
 	}
 	if h == nil {
@@ -177,11 +177,11 @@ func renderClientIPDetection(c *egv1a1.ClientIPDetectionSettings, _ policyName, 
 // idle timeout of the TCP proxies of TCP and TLS listeners. The TCP
 // timeouts of HTTP listeners (TLS handshake, connection inspection) are
 // not rendered yet.
-func renderClientTimeout(t *egv1a1.ClientTimeout, _ policyName, at placement) ([]policy.Fragment, error) {
+func renderClientTimeout(t *egv1a1.ClientTimeout, who policyName, at placement) ([]policy.Fragment, error) {
 	if t == nil {
 		return nil, nil
 	}
-	if k := unrenderedFields(t.TCP, "idleTimeout"); k != "" {
+	if k := unrenderedFields(who.at.field("tcp"), t.TCP, "idleTimeout"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout.tcp." + k}}, nil
 	}
 	fr := policy.Fragment{}

@@ -69,6 +69,7 @@ func renderJWTField(in policy.FieldInput, env *policy.Env, who policyName) ([]po
 	if err != nil {
 		return nil, fmt.Errorf("jwt: %w", err)
 	}
+	who.at = v.at
 	return renderJWTOn(j, who, env)
 }
 
@@ -83,7 +84,7 @@ func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragm
 	var names []string
 	var frags []policy.Fragment
 	for i, p := range j.Providers {
-		prov, cluster, part, err := buildJWTProvider(p, who.namespace, jwksClusterName(who, i))
+		prov, cluster, part, err := buildJWTProvider(p, who.at.field("providers").index(i), who.namespace, jwksClusterName(who, i))
 		if err != nil && diag.KindOf(err) != diag.Unsupported {
 			// Positioned at the provider whose value is refused.
 			return nil, diag.FieldErrorf(diag.Invalid, fmt.Sprintf("spec.jwt.providers[%d]", i), "jwt.providers[%d]: %w", i, err)
@@ -92,7 +93,7 @@ func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragm
 			return nil, fmt.Errorf("jwt.providers[%d]: %w", i, err)
 		}
 		if part == jwksBackendsPart {
-			if c, ok := jwksBackendCluster(p.RemoteJWKS, who.namespace, jwksClusterName(who, i), env); ok {
+			if c, ok := jwksBackendCluster(p.RemoteJWKS, who.at.field("providers").index(i).field("remoteJWKS"), who.namespace, jwksClusterName(who, i), env); ok {
 				cluster, part = c, ""
 			}
 		}
@@ -140,7 +141,7 @@ func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragm
 // buildJWTProvider is one provider as Envoy Gateway configures it, and
 // the cluster its remote JWKS is fetched through; part names a setting
 // not rendered yet.
-func buildJWTProvider(p egv1a1.JWTProvider, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
+func buildJWTProvider(p egv1a1.JWTProvider, at writtenAt, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
 	prov = &jwtauthnv3.JwtProvider{
 		Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: p.Name, Forward: true,
 		NormalizePayloadInMetadata: &jwtauthnv3.JwtProvider_NormalizePayload{SpaceDelimitedClaims: []string{"scope", "scp"}},
@@ -162,7 +163,7 @@ func buildJWTProvider(p egv1a1.JWTProvider, ns, jwksCluster string) (prov *jwtau
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: jwks}}}
 	case p.RemoteJWKS != nil && viaBackends(p.RemoteJWKS):
-		remote, part, err := backendJWKS(p.RemoteJWKS, jwksCluster)
+		remote, part, err := backendJWKS(p.RemoteJWKS, at.field("remoteJWKS"), jwksCluster)
 		if err != nil {
 			return nil, nil, "", err
 		}

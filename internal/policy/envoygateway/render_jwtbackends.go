@@ -61,7 +61,7 @@ func viaBackends(r *egv1a1.RemoteJWKS) bool {
 // says. part names a setting the provider cannot carry (a retry on HTTP
 // statuses, a per-try timeout, retries per priority: Envoy's JWKS retry
 // policy has none of these).
-func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
+func backendJWKS(r *egv1a1.RemoteJWKS, written writtenAt, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
 	settings := r.BackendSettings
 	if settings == nil {
 		settings = &egv1a1.ClusterSettings{}
@@ -86,7 +86,7 @@ func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.Remot
 		return nil, "", fmt.Errorf("remoteJWKS.failedRefetchDuration: %w", err)
 	}
 	if settings.Retry != nil {
-		rp, p, err := jwksRetry(settings.Retry)
+		rp, p, err := jwksRetry(settings.Retry, written.field("backendSettings").field("retry"))
 		if err != nil || p != "" {
 			return nil, p, err
 		}
@@ -97,9 +97,9 @@ func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.Remot
 
 // jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy:
 // the number of retries, the back-off and the triggers (joined).
-func jwksRetry(r *egv1a1.Retry) (*corev3.RetryPolicy, string, error) {
+func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string, error) {
 	const at = "remoteJWKS.backendSettings.retry"
-	if k := unrenderedFields(r, "numRetries", "retryOn", "perRetry"); k != "" {
+	if k := unrenderedFields(written, r, "numRetries", "retryOn", "perRetry"); k != "" {
 		return nil, at + "." + k, nil
 	}
 	rp := &corev3.RetryPolicy{}
@@ -156,8 +156,9 @@ func jwksRetry(r *egv1a1.Retry) (*corev3.RetryPolicy, string, error) {
 // built yet: several backends, a Backend or another kind, a port
 // a BackendTLSPolicy governs, backendSettings that shape the cluster
 // (anything but the HTTP request timeout and the retry, which are the
-// provider's: backendJWKS), or no environment to tell.
-func jwksBackendCluster(r *egv1a1.RemoteJWKS, ns, name string, env *policy.Env) (*clusterv3.Cluster, bool) {
+// provider's: backendJWKS; at is where r was written, so a CRD default is
+// no setting), or no environment to tell.
+func jwksBackendCluster(r *egv1a1.RemoteJWKS, at writtenAt, ns, name string, env *policy.Env) (*clusterv3.Cluster, bool) {
 	if r == nil || env == nil {
 		return nil, false
 	}
@@ -171,10 +172,11 @@ func jwksBackendCluster(r *egv1a1.RemoteJWKS, ns, name string, env *policy.Env) 
 		return nil, false
 	}
 	if s := r.BackendSettings; s != nil {
-		if unrenderedFields(s, "timeout", "retry") != "" {
+		at := at.field("backendSettings")
+		if unrenderedFields(at, s, "timeout", "retry") != "" {
 			return nil, false
 		}
-		if t := s.Timeout; t != nil && (t.TCP != nil || unrenderedFields(t.HTTP, "requestTimeout") != "") {
+		if t := s.Timeout; t != nil && (t.TCP != nil || unrenderedFields(at.field("timeout").field("http"), t.HTTP, "requestTimeout") != "") {
 			return nil, false
 		}
 	}

@@ -405,20 +405,12 @@ type extAuth struct {
 }
 
 type extAuthService struct {
-	BackendRef  *backendRef          `json:"backendRef"`
-	BackendRefs []weightedBackendRef `json:"backendRefs"`
-	Path        *string              `json:"path"`
+	BackendRef  *backendRef  `json:"backendRef"`
+	BackendRefs []backendRef `json:"backendRefs"`
+	Path        *string      `json:"path"`
 	// HeadersToBackend (http only) are the authorization response's
 	// headers Envoy copies onto the request to the backend.
 	HeadersToBackend []string `json:"headersToBackend"`
-}
-
-// weightedBackendRef is an entry of backendRefs as renderExtAuth reads
-// it: its weight too (clusterRefs), which the CRD defaults to 1 — 0 makes
-// the backend one Envoy Gateway builds no destination for.
-type weightedBackendRef struct {
-	backendRef
-	Weight *int32 `json:"weight"`
 }
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per
@@ -441,7 +433,7 @@ type weightedBackendRef struct {
 // depth, see unrendered), are not rendered yet: a value using them is
 // unsupported, named by its path.
 func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	if k := unrendered(e, reflect.TypeFor[extAuth]()); k != "" {
+	if k := unrendered(who.at, e, reflect.TypeFor[extAuth]()); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
 	}
 	if e == nil {
