@@ -27,6 +27,9 @@ type fieldRenderer func(v *fieldValue, who policyName) ([]policy.Fragment, error
 type policyName struct {
 	kind, namespace, name string
 	merged                *policyName
+	// at is where the value rendered was written, for the checks that
+	// judge what the user set (unrenderedFields); zero for a merged value.
+	at writtenAt
 }
 
 func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + p.name }
@@ -204,7 +207,9 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	if err != nil {
 		return nil, err
 	}
-	return r(v, k.contributor(in))
+	who := k.contributor(in)
+	who.at = v.at
+	return r(v, who)
 }
 
 // contributor is the policy whose value of the field is in effect, the

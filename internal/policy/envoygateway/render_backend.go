@@ -84,7 +84,7 @@ func (k *Kind) BackendCluster(o *manifest.Object, name string, _ *policy.Env) (*
 	if spec.Type == nil || *spec.Type != "DynamicResolver" {
 		return nil, nil
 	}
-	tls, err := dynamicResolverTLS(spec.TLS)
+	tls, err := dynamicResolverTLS(spec.TLS, writtenAt{obj: o, path: "spec.tls", key: "tls"})
 	if err != nil {
 		return nil, err
 	}
@@ -152,14 +152,14 @@ const systemCASecret = "system_ca_certificates"
 // 1.2 to 1.3 verified against the system CAs, SNI and the certificate's
 // name checked against each request's host (the host is only known per
 // request), HTTP/1.1 or HTTP/2 as ALPN decides. insecureSkipVerify false
-// (the CRD's default, which the API server writes when tls sets none) is
-// that verification; any other tls setting is not rendered yet
-// (unsupported). nil without tls.
-func dynamicResolverTLS(t *egv1a1.BackendTLSSettings) (*clusterv3.Cluster, error) {
+// is that verification, as Envoy Gateway reads it (ptr.Deref(…, false));
+// any other tls setting is not rendered yet (unsupported). nil without
+// tls. at is where tls is written.
+func dynamicResolverTLS(t *egv1a1.BackendTLSSettings, at writtenAt) (*clusterv3.Cluster, error) {
 	if t == nil {
 		return nil, nil
 	}
-	k := unrenderedFields(t, "wellKnownCACertificates", "insecureSkipVerify")
+	k := unrenderedFields(at, t, "wellKnownCACertificates", "insecureSkipVerify")
 	if t.InsecureSkipVerify != nil && *t.InsecureSkipVerify {
 		k = "insecureSkipVerify"
 	}

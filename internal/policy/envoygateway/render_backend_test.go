@@ -28,9 +28,10 @@ func TestBackendCluster(t *testing.T) {
 		{"dynamic resolver", "{type: DynamicResolver}", true, false, ""},
 		{"with system CAs", "{type: DynamicResolver, tls: {wellKnownCACertificates: System}}", true, true, ""},
 		{"other tls settings", "{type: DynamicResolver, tls: {caCertificateRefs: [{name: ca}]}}", false, false, diag.Unsupported},
-		// insecureSkipVerify false is the verification rendered (the
-		// CRD's default: the API server writes it beside any tls).
-		{"verified as the CRD defaults", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: false}}", true, true, ""},
+		// insecureSkipVerify false is the verification rendered, as Envoy
+		// Gateway reads it (left to the CRD's default too:
+		// TestUnrenderedJudgesWhatIsWritten).
+		{"verified, written", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: false}}", true, true, ""},
 		{"not verified", "{type: DynamicResolver, tls: {wellKnownCACertificates: System, insecureSkipVerify: true}}", false, false, diag.Unsupported},
 		{"FQDN", "{type: Endpoints, endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]}", false, false, ""},
 	} {

@@ -49,18 +49,18 @@ var compressorLibraries = map[string]struct {
 // has no such objects: each entry is on.
 // Library options (brotli quality, gzip level…) are not rendered yet: a
 // value that sets them is unsupported.
-func renderCompressor(v []*egv1a1.Compression, _ policyName) ([]policy.Fragment, error) {
-	return compressorFragments(v, true)
+func renderCompressor(v []*egv1a1.Compression, who policyName) ([]policy.Fragment, error) {
+	return compressorFragments(v, who.at, true)
 }
 
 // renderCompression is the deprecated spec.compression (renderCompressor).
-func renderCompression(v []*egv1a1.Compression, _ policyName) ([]policy.Fragment, error) {
-	return compressorFragments(v, false)
+func renderCompression(v []*egv1a1.Compression, who policyName) ([]policy.Fragment, error) {
+	return compressorFragments(v, who.at, false)
 }
 
 // compressorFragments renders a compressor list; switched: an entry is on
 // only with its type's object (spec.compressor, see renderCompressor).
-func compressorFragments(cs []*egv1a1.Compression, switched bool) ([]policy.Fragment, error) {
+func compressorFragments(cs []*egv1a1.Compression, at writtenAt, switched bool) ([]policy.Fragment, error) {
 	var frags []policy.Fragment
 	for i, c := range cs {
 		if c == nil {
@@ -74,8 +74,8 @@ func compressorFragments(cs []*egv1a1.Compression, switched bool) ([]policy.Frag
 		if switched && !own {
 			continue
 		}
-		for _, opts := range []any{c.Brotli, c.Gzip, c.Zstd} {
-			if unrenderedFields(opts) != "" {
+		for key, opts := range map[string]any{"brotli": c.Brotli, "gzip": c.Gzip, "zstd": c.Zstd} {
+			if unrenderedFields(at.index(i).field(key), opts) != "" {
 				return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy.compressor." + strings.ToLower(string(c.Type)) + "-options"}}, nil
 			}
 		}

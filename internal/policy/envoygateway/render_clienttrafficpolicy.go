@@ -58,8 +58,8 @@ func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManage
 // listener's default host where useDefaultHost asks for it
 // (policy.Fragment.HTTP10DefaultHost: the host depends on the listener
 // and its routes, listenerDefaultHost).
-func renderHTTP1(h *egv1a1.HTTP1Settings, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
+func renderHTTP1(h *egv1a1.HTTP1Settings, who policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
 	}
 	if h == nil {
@@ -162,11 +162,11 @@ func renderClientIPDetection(c *egv1a1.ClientIPDetectionSettings, _ policyName, 
 // idle timeout of the TCP proxies of TCP and TLS listeners. The TCP
 // timeouts of HTTP listeners (TLS handshake, connection inspection) are
 // not rendered yet.
-func renderClientTimeout(t *egv1a1.ClientTimeout, _ policyName, at placement) ([]policy.Fragment, error) {
+func renderClientTimeout(t *egv1a1.ClientTimeout, who policyName, at placement) ([]policy.Fragment, error) {
 	if t == nil {
 		return nil, nil
 	}
-	if k := unrenderedFields(t.TCP, "idleTimeout"); k != "" {
+	if k := unrenderedFields(who.at.field("tcp"), t.TCP, "idleTimeout"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout.tcp." + k}}, nil
 	}
 	fr := policy.Fragment{}

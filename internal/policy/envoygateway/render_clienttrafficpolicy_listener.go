@@ -81,8 +81,8 @@ func renderClientTCPKeepalive(k *egv1a1.TCPKeepalive, _ policyName, at placement
 // connection's lifetime, requests and streams — with HTTP/1 connections
 // closed only after a response (http1_safe_max_connection_duration),
 // as Envoy Gateway does unless spec.http1 says otherwise.
-func renderClientConnection(c *egv1a1.ClientConnection, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(c, "bufferLimit", "maxAcceptPerSocketEvent", "connectionLimit"); k != "" {
+func renderClientConnection(c *egv1a1.ClientConnection, who policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, c, "bufferLimit", "maxAcceptPerSocketEvent", "connectionLimit"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.connection." + k}}, nil
 	}
 	if c == nil {
@@ -213,8 +213,8 @@ var underscores = map[string]corev3.HttpProtocolOptions_HeadersWithUnderscoresAc
 // before routing and the response headers after it
 // (render_headermutation.go). The other header settings are not rendered
 // yet.
-func renderHeaders(h *egv1a1.HeaderSettings, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(h, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert", "earlyRequestHeaders", "lateResponseHeaders"); k != "" {
+func renderHeaders(h *egv1a1.HeaderSettings, who policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, h, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert", "earlyRequestHeaders", "lateResponseHeaders"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.headers." + k}}, nil
 	}
 	if h == nil {

@@ -52,13 +52,13 @@ var tlsVersions = map[string]tlsv3.TlsParameters_TlsProtocol{
 // secret/<policy namespace>/<policy name>/ca.crt. The other TLS settings
 // are not rendered yet.
 func renderClientTLS(t *egv1a1.ClientTLSSettings, who policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(t, "minVersion", "maxVersion", "ciphers", "ecdhCurves", "signatureAlgorithms", "alpnProtocols", "session", "clientValidation"); k != "" {
+	if k := unrenderedFields(who.at, t, "minVersion", "maxVersion", "ciphers", "ecdhCurves", "signatureAlgorithms", "alpnProtocols", "session", "clientValidation"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls." + k}}, nil
 	}
 	if t == nil {
 		t = &egv1a1.ClientTLSSettings{}
 	}
-	if k := unrenderedFields(t.ClientValidation, "optional", "allowExpiredCertificate", "caCertificateRefs", "mode", "spkiHashes", "certificateHashes", "subjectAltNames"); k != "" {
+	if k := unrenderedFields(who.at.field("clientValidation"), t.ClientValidation, "optional", "allowExpiredCertificate", "caCertificateRefs", "mode", "spkiHashes", "certificateHashes", "subjectAltNames"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls.clientValidation." + k}}, nil
 	}
 	params := &tlsv3.TlsParameters{CipherSuites: t.Ciphers, EcdhCurves: t.ECDHCurves, SignatureAlgorithms: t.SignatureAlgorithms}

@@ -73,8 +73,8 @@ const circuitBreakerDefault = 1024
 // renderCircuitBreaker is the cluster's default-priority thresholds,
 // each unset one at 1024, and the limit of requests per connection in
 // the upstream HTTP protocol options.
-func renderCircuitBreaker(cb *egv1a1.CircuitBreaker, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedFields(cb, "maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection", "retryBudget"); k != "" {
+func renderCircuitBreaker(cb *egv1a1.CircuitBreaker, who policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, cb, "maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection", "retryBudget"); k != "" {
 		return unsupportedPart("circuitBreaker", k), nil
 	}
 	if cb == nil {
@@ -226,14 +226,14 @@ const maglevTableSize = 65537
 // policy names. An endpoint override wraps the policy (without locality
 // weighting) as its fallback. Slow start, zone-aware routing with
 // weighted zones and the other hash sources are not rendered yet.
-func renderLoadBalancer(lb *egv1a1.LoadBalancer, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedFields(lb, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
+func renderLoadBalancer(lb *egv1a1.LoadBalancer, who policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, lb, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
 		return unsupportedPart("loadBalancer", k), nil
 	}
 	if lb == nil {
 		lb = &egv1a1.LoadBalancer{}
 	}
-	if k := unrenderedFields(lb.ZoneAware, "weightedZones"); k != "" {
+	if k := unrenderedFields(who.at.field("zoneAware"), lb.ZoneAware, "weightedZones"); k != "" {
 		return unsupportedPart("loadBalancer", "zoneAware."+k), nil
 	}
 	override := lb.EndpointOverride != nil
@@ -518,14 +518,14 @@ func renderRoutingType(t *egv1a1.RoutingType, _ policyName) ([]policy.Fragment, 
 // the render target adds the idle timeout Envoy Gateway pairs with it,
 // see envoy.Target.RequestIdleTimeout). Other timeouts are not rendered
 // yet.
-func renderTimeout(t *egv1a1.Timeout, _ policyName) ([]policy.Fragment, error) {
+func renderTimeout(t *egv1a1.Timeout, who policyName) ([]policy.Fragment, error) {
 	if t == nil {
 		t = &egv1a1.Timeout{}
 	}
-	if k := unrenderedFields(t.TCP, "connectTimeout"); k != "" {
+	if k := unrenderedFields(who.at.field("tcp"), t.TCP, "connectTimeout"); k != "" {
 		return unsupportedPart("timeout", "tcp."+k), nil
 	}
-	if k := unrenderedFields(t.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
+	if k := unrenderedFields(who.at.field("http"), t.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
 		return unsupportedPart("timeout", "http."+k), nil
 	}
 	c := &clusterv3.Cluster{}
@@ -599,8 +599,8 @@ func renderTCPKeepalive(k *egv1a1.TCPKeepalive, _ policyName) ([]policy.Fragment
 }
 
 // renderConnection is the upstream connections' buffer limit.
-func renderConnection(c *egv1a1.BackendConnection, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedFields(c, "bufferLimit"); k != "" {
+func renderConnection(c *egv1a1.BackendConnection, who policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(who.at, c, "bufferLimit"); k != "" {
 		return unsupportedPart("connection", k), nil
 	}
 	out := &clusterv3.Cluster{}

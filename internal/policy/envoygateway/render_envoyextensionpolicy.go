@@ -173,7 +173,7 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 		if slices.Contains(failed, i) {
 			continue
 		}
-		if k := unrenderedFields(e, extProcKeys...); k != "" {
+		if k := unrenderedFields(v.at.index(i), e, extProcKeys...); k != "" {
 			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc." + k}}, nil
 		}
 		refs := clusterRefs(&e.BackendCluster)

@@ -30,7 +30,7 @@ import (
 // clusters get it with the route's (a PerRoute fragment); clusters no
 // route owns (TCP routes') keep it without. Overrides and health check
 // logs are not rendered yet.
-func renderHealthCheck(h *egv1a1.HealthCheck, _ policyName) ([]policy.Fragment, error) {
+func renderHealthCheck(h *egv1a1.HealthCheck, who policyName) ([]policy.Fragment, error) {
 	if h == nil {
 		h = &egv1a1.HealthCheck{}
 	}
@@ -46,7 +46,7 @@ func renderHealthCheck(h *egv1a1.HealthCheck, _ policyName) ([]policy.Fragment, 
 		c.OutlierDetection = od
 	}
 	if a := h.Active; a != nil {
-		if k := unrenderedFields(a, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "http", "grpc"); k != "" {
+		if k := unrenderedFields(who.at.field("active"), a, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "http", "grpc"); k != "" {
 			return unsupportedPart("healthCheck", "active."+k), nil
 		}
 		hc, err := activeHealthCheck(a)

@@ -61,7 +61,7 @@ func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
 	var names []string
 	var frags []policy.Fragment
 	for i, p := range j.Providers {
-		prov, cluster, part, err := buildJWTProvider(p, who.namespace, jwksClusterName(who, i))
+		prov, cluster, part, err := buildJWTProvider(p, who.at.field("providers").index(i), who.namespace, jwksClusterName(who, i))
 		if err != nil && diag.KindOf(err) != diag.Unsupported {
 			// Positioned at the provider whose value is refused.
 			return nil, diag.FieldErrorf(diag.Invalid, fmt.Sprintf("spec.jwt.providers[%d]", i), "jwt.providers[%d]: %w", i, err)
@@ -113,7 +113,7 @@ func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
 // buildJWTProvider is one provider as Envoy Gateway configures it, and
 // the cluster its remote JWKS is fetched through; part names a setting
 // not rendered yet.
-func buildJWTProvider(p egv1a1.JWTProvider, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
+func buildJWTProvider(p egv1a1.JWTProvider, at writtenAt, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
 	prov = &jwtauthnv3.JwtProvider{
 		Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: p.Name, Forward: true,
 		NormalizePayloadInMetadata: &jwtauthnv3.JwtProvider_NormalizePayload{SpaceDelimitedClaims: []string{"scope", "scp"}},
@@ -135,7 +135,7 @@ func buildJWTProvider(p egv1a1.JWTProvider, ns, jwksCluster string) (prov *jwtau
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: jwks}}}
 	case p.RemoteJWKS != nil && viaBackends(p.RemoteJWKS):
-		remote, part, err := backendJWKS(p.RemoteJWKS, jwksCluster)
+		remote, part, err := backendJWKS(p.RemoteJWKS, at.field("remoteJWKS"), jwksCluster)
 		if err != nil {
 			return nil, nil, "", err
 		}

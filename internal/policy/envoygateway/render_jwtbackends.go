@@ -55,7 +55,7 @@ func viaBackends(r *egv1a1.RemoteJWKS) bool {
 // says. part names a setting the provider cannot carry (a retry on HTTP
 // statuses, a per-try timeout, retries per priority: Envoy's JWKS retry
 // policy has none of these).
-func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
+func backendJWKS(r *egv1a1.RemoteJWKS, written writtenAt, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
 	settings := r.BackendSettings
 	if settings == nil {
 		settings = &egv1a1.ClusterSettings{}
@@ -80,7 +80,7 @@ func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.Remot
 		return nil, "", fmt.Errorf("remoteJWKS.failedRefetchDuration: %w", err)
 	}
 	if settings.Retry != nil {
-		rp, p, err := jwksRetry(settings.Retry)
+		rp, p, err := jwksRetry(settings.Retry, written.field("backendSettings").field("retry"))
 		if err != nil || p != "" {
 			return nil, p, err
 		}
@@ -91,9 +91,9 @@ func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.Remot
 
 // jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy:
 // the number of retries, the back-off and the triggers (joined).
-func jwksRetry(r *egv1a1.Retry) (*corev3.RetryPolicy, string, error) {
+func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string, error) {
 	const at = "remoteJWKS.backendSettings.retry"
-	if k := unrenderedFields(r, "numRetries", "retryOn", "perRetry"); k != "" {
+	if k := unrenderedFields(written, r, "numRetries", "retryOn", "perRetry"); k != "" {
 		return nil, at + "." + k, nil
 	}
 	rp := &corev3.RetryPolicy{}

@@ -34,7 +34,7 @@ func TestBackendJWKSNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	who := policyName{kind: "securitypolicy", namespace: "default", name: "policy-for-route"}
-	prov, cluster, part, err := buildJWTProvider(p, who.namespace, jwksClusterName(who, 0))
+	prov, cluster, part, err := buildJWTProvider(p, writtenAt{}, who.namespace, jwksClusterName(who, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -403,20 +403,12 @@ type extAuth struct {
 }
 
 type extAuthService struct {
-	BackendRef  *backendRef          `json:"backendRef"`
-	BackendRefs []weightedBackendRef `json:"backendRefs"`
-	Path        *string              `json:"path"`
+	BackendRef  *backendRef  `json:"backendRef"`
+	BackendRefs []backendRef `json:"backendRefs"`
+	Path        *string      `json:"path"`
 	// HeadersToBackend (http only) are the authorization response's
 	// headers Envoy copies onto the request to the backend.
 	HeadersToBackend []string `json:"headersToBackend"`
-}
-
-// weightedBackendRef is an entry of backendRefs as renderExtAuth reads
-// it: its weight too (clusterRefs), which the CRD defaults to 1 — 0 makes
-// the backend one Envoy Gateway builds no destination for.
-type weightedBackendRef struct {
-	backendRef
-	Weight *int32 `json:"weight"`
 }
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per
@@ -425,7 +417,9 @@ type weightedBackendRef struct {
 // request headers (and up to a limit of the body), enabled on the route;
 // recomputeRoute picks the route again after the check. The service is
 // one backend: a Service port, reached through gwpol's cluster for it
-// (kube_<ns>_<name>_<port>, HTTP/2 for gRPC), or an Envoy Gateway Backend,
+// (kube_<ns>_<name>_<port>; HTTP/2 for gRPC, with Envoy Gateway's window
+// sizes, as every cluster it builds for a gRPC destination has them), or an
+// Envoy Gateway Backend,
 // through the cluster gwpol gives it as a route's backend
 // (backend_<ns>_<name>_<port>) — where Envoy Gateway names a cluster
 // after the policy. The authority (and the HTTP service's host) is Envoy
@@ -437,7 +431,7 @@ type weightedBackendRef struct {
 // depth, see unrendered), are not rendered yet: a value using them is
 // unsupported, named by its path.
 func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	if k := unrendered(e, reflect.TypeFor[extAuth]()); k != "" {
+	if k := unrendered(who.at, e, reflect.TypeFor[extAuth]()); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
 	}
 	if e == nil {
@@ -477,7 +471,7 @@ func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.
 	if grpc {
 		h2, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
 			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
-				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: http2Windows()}}}})
 		if err != nil {
 			return nil, err
 		}

@@ -105,8 +105,9 @@ spec:
 
 // TestRenderExtAuth: the ext auth service is a filter named after the
 // policy, enabled per route, calling the cluster gwpol gives its one
-// backend (HTTP/2 for gRPC) with Envoy Gateway's authority, whatever
-// that backend's weight; several backends are not rendered yet
+// backend (HTTP/2 for gRPC, with Envoy Gateway's window sizes) with Envoy
+// Gateway's authority; several backends, and a backendRef's weight, are
+// not rendered yet
 // (unsupported).
 func TestRenderExtAuth(t *testing.T) {
 	objs, err := manifest.Parse("b.yaml", []byte(extAuthBackends), manifest.Limits{})
@@ -131,12 +132,12 @@ func TestRenderExtAuth(t *testing.T) {
 			cluster: "backend_default_fqdn_3000", endpoint: "authz.example.com:3000", http2: true},
 		{name: "HTTP Unix socket Backend", in: `{"http":{"backendRef":{"group":"gateway.envoyproxy.io","kind":"Backend","name":"uds"}}}`,
 			cluster: "backend_default_uds_0", endpoint: "http://uds.default"},
-		// backendRefs' weight is the CRD's default (1) when unset: the
-		// API server writes it, and it is read (0: unweighted).
-		{name: "one weighted backendRef as the CRD defaults", in: `{"grpc":{"backendRefs":[{"name":"authz","port":9000,"weight":1}]}}`,
+		{name: "one of backendRefs", in: `{"grpc":{"backendRefs":[{"name":"authz","port":9000}]}}`,
 			cluster: policy.ServiceCluster("default", "authz", 9000), endpoint: "authz.default:9000", http2: true},
-		{name: "one backendRef of another weight", in: `{"http":{"backendRefs":[{"name":"authz","port":80,"weight":7}]}}`,
-			cluster: policy.ServiceCluster("default", "authz", 80), endpoint: "http://authz.default:80"},
+		// A weight written is not rendered (TestUnrenderedJudgesWhatIsWritten:
+		// the CRD's default 1 is no weight the user wrote).
+		{name: "a backendRef's weight", in: `{"http":{"backendRefs":[{"name":"authz","port":80,"weight":7}]}}`,
+			capability: "envoygateway.SecurityPolicy.extAuth.http.backendRefs.weight"},
 		{name: "several backends", in: `{"http":{"backendRefs":[{"name":"a","port":80},{"name":"b","port":80}]}}`,
 			capability: "envoygateway.SecurityPolicy.extAuth.backend"},
 		{name: "another kind", in: `{"http":{"backendRef":{"group":"example.com","kind":"Thing","name":"a"}}}`,
@@ -182,7 +183,12 @@ func TestRenderExtAuth(t *testing.T) {
 			}
 			if has {
 				if err := opts.UnmarshalTo(&h); err != nil || h.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
-					t.Errorf("cluster %v, want explicit HTTP/2 (%v)", c, err)
+					t.Fatalf("cluster %v, want explicit HTTP/2 (%v)", c, err)
+				}
+				// Envoy Gateway's window sizes (buildHTTP2Settings' defaults).
+				o := h.GetExplicitHttpConfig().GetHttp2ProtocolOptions()
+				if o.GetInitialStreamWindowSize().GetValue() != 65536 || o.GetInitialConnectionWindowSize().GetValue() != 1048576 {
+					t.Errorf("HTTP/2 options %v, want windows 65536 per stream, 1048576 per connection", o)
 				}
 			}
 		})

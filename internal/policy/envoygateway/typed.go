@@ -44,6 +44,9 @@ type fieldValue struct {
 	// render's geolocation filter reads; nil when the rules match no
 	// geolocation.
 	geo *geoDecision
+	// at is where the value was written (the policy and the field's
+	// path); zero for a value a merge built.
+	at writtenAt
 }
 
 // MarshalJSON is the value as written.
@@ -164,7 +167,7 @@ func (k *Kind) holdValues(p *policy.Policy, spec reflect.Value, folded bool) {
 		if err != nil || string(raw) == "null" {
 			continue
 		}
-		v := &fieldValue{raw: raw}
+		v := &fieldValue{raw: raw, at: writtenAt{obj: p.Obj, path: path, key: key}}
 		if fv, ok := fieldAt(spec, idx[f]); ok {
 			v.typed = fv.Interface()
 		}
@@ -268,8 +271,10 @@ func typedWith[T, A any](key string, r func(T, policyName, A) ([]policy.Fragment
 // unrenderedFields names the first field a typed value sets outside
 // known (JSON keys, in sorted order, for a deterministic report); ""
 // when it sets none other. v is a struct or a pointer to one; a nil
-// pointer sets nothing.
-func unrenderedFields(v any, known ...string) string {
+// pointer sets nothing. at is where v was written: a field whose value
+// is only the CRD's default (writtenAt.byDefault) is none the user set,
+// and is not named.
+func unrenderedFields(at writtenAt, v any, known ...string) string {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
@@ -286,7 +291,7 @@ func unrenderedFields(v any, known ...string) string {
 		if fv, ok := fieldAt(rv, i); slices.Contains(known, key) || !ok || fv.IsZero() {
 			continue
 		}
-		if first == "" || key < first {
+		if (first == "" || key < first) && !at.field(key).byDefault() {
 			first = key
 		}
 	}

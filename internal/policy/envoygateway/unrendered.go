@@ -14,12 +14,14 @@ import (
 // dropped silently. "" when every set field is in t. Objects are walked
 // into through struct fields, slices and pointers; a field of t of type
 // json.RawMessage or a map takes any fields (its renderer reads them
-// itself).
-func unrendered(v any, t reflect.Type) string {
-	return unrenderedValue(reflect.ValueOf(v), t)
+// itself). at is where v was written: a field whose value is only the
+// CRD's default (writtenAt.byDefault) is none the user set, and is not
+// named.
+func unrendered(at writtenAt, v any, t reflect.Type) string {
+	return unrenderedValue(at, reflect.ValueOf(v), t)
 }
 
-func unrenderedValue(v reflect.Value, t reflect.Type) string {
+func unrenderedValue(at writtenAt, v reflect.Value, t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -38,7 +40,7 @@ func unrenderedValue(v reflect.Value, t reflect.Type) string {
 			return ""
 		}
 		for i := range v.Len() {
-			if k := unrenderedValue(v.Index(i), t.Elem()); k != "" {
+			if k := unrenderedValue(at.index(i), v.Index(i), t.Elem()); k != "" {
 				return k
 			}
 		}
@@ -55,14 +57,14 @@ func unrenderedValue(v reflect.Value, t reflect.Type) string {
 		slices.Sort(keys)
 		for _, k := range keys {
 			fv, ok := fieldAt(v, idx[k])
-			if !ok || fv.IsZero() {
+			if !ok || fv.IsZero() || at.field(k).byDefault() {
 				continue
 			}
 			ft, ok := fields[k]
 			if !ok {
 				return k
 			}
-			if sub := unrenderedValue(fv, ft); sub != "" {
+			if sub := unrenderedValue(at.field(k), fv, ft); sub != "" {
 				return k + "." + sub
 			}
 		}

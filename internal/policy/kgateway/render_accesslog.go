@@ -264,10 +264,7 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 		}
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: h}}
 	case t.ResponseFlagFilter != nil:
-		flags, err := responseFlags(t.ResponseFlagFilter.Flags)
-		if err != nil {
-			return nil, err
-		}
+		flags := responseFlags(t.ResponseFlagFilter.Flags)
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: flags}}
 	case t.GrpcStatusFilter != nil:
 		g := &accesslogv3.GrpcStatusFilter{}
@@ -329,7 +326,8 @@ func runtimeFilter(r *RuntimeFilter) (*accesslogv3.RuntimeFilter, error) {
 
 // responseFlagCodes are Envoy's response flags by their long names.
 // Envoy's filter takes only the short codes: kgateway passes a long name
-// through, which Envoy rejects, so gwpol writes its code instead.
+// through, which Envoy rejects, so gwpol writes its code instead (listed
+// in testdata/conformance-divergences.txt).
 var responseFlagCodes = map[string]string{
 	"FailedLocalHealthCheck": "LH", "NoHealthyUpstream": "UH", "UpstreamRequestTimeout": "UT",
 	"LocalReset": "LR", "UpstreamRemoteReset": "UR", "UpstreamConnectionFailure": "UF",
@@ -344,27 +342,17 @@ var responseFlagCodes = map[string]string{
 	"DropOverload": "DO", "DownstreamRemoteReset": "DR", "UnconditionalDropOverload": "UDO",
 }
 
-// responseFlags are the flags as Envoy's short codes; an unknown flag is
-// an error.
-func responseFlags(flags []string) ([]string, error) {
-	out := make([]string, 0, len(flags))
-	for _, f := range flags {
-		code, ok := responseFlagCodes[f]
-		if !ok && !isResponseFlagCode(f) {
-			return nil, fmt.Errorf("responseFlagFilter: unknown response flag %q", f)
-		}
-		out = append(out, cmp.Or(code, f))
+// responseFlags are the flags as Envoy's short codes. Any other flag is
+// kept as written, as kgateway keeps every flag (listenerpolicy/common.go:
+// translateFilter; the CRD takes any string), so it is no error of the
+// policy: Envoy refuses it, which is render's finding at the setting (a
+// fragment is held to Envoy's rules), and the policy stays Accepted.
+func responseFlags(flags []string) []string {
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		out[i] = cmp.Or(responseFlagCodes[f], f)
 	}
-	return out, nil
-}
-
-func isResponseFlagCode(f string) bool {
-	for _, c := range responseFlagCodes {
-		if c == f {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // headerMatchMatcher is a Gateway API header match as an Envoy header

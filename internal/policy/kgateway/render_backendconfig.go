@@ -291,6 +291,7 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 			InitialConnectionWindowSize             *resource.Quantity `json:"initialConnectionWindowSize"`
 			MaxConcurrentStreams                    *uint32            `json:"maxConcurrentStreams"`
 			OverrideStreamErrorOnInvalidHTTPMessage *bool              `json:"overrideStreamErrorOnInvalidHttpMessage"`
+			ConnectionKeepalive                     *http2Keepalive    `json:"connectionKeepalive"`
 		}
 		if err := strict(v, &o); err != nil {
 			return err
@@ -298,6 +299,10 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 		h2 := &corev3.Http2ProtocolOptions{
 			InitialStreamWindowSize: quantityU32(o.InitialStreamWindowSize), InitialConnectionWindowSize: quantityU32(o.InitialConnectionWindowSize),
 			MaxConcurrentStreams: u32(o.MaxConcurrentStreams),
+		}
+		var err error
+		if h2.ConnectionKeepalive, err = o.ConnectionKeepalive.settings(); err != nil {
+			return err
 		}
 		if o.OverrideStreamErrorOnInvalidHTTPMessage != nil {
 			h2.OverrideStreamErrorOnInvalidHttpMessage = wrapperspb.Bool(*o.OverrideStreamErrorOnInvalidHTTPMessage)
@@ -308,6 +313,39 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 	}
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{HTTPProtocolOptionsKey: pack(opts)}
 	return nil
+}
+
+// http2Keepalive is a BackendConfigPolicy's
+// http2ProtocolOptions.connectionKeepalive: HTTP/2 PINGs on the upstream
+// connections. The pinned CRD names Envoy's KeepaliveSettings as its
+// reference and each of its three durations is the Envoy field of the same
+// name (interval, timeout — which the CRD requires — and
+// connectionIdleInterval); what is not written stays unset, so Envoy's own
+// defaults (its 15 % interval jitter) apply.
+type http2Keepalive struct {
+	Interval               *string `json:"interval"`
+	Timeout                *string `json:"timeout"`
+	ConnectionIdleInterval *string `json:"connectionIdleInterval"`
+}
+
+// settings is the Envoy message for k (nil for nil).
+func (k *http2Keepalive) settings() (*corev3.KeepaliveSettings, error) {
+	if k == nil {
+		return nil, nil
+	}
+	out := &corev3.KeepaliveSettings{}
+	for _, f := range []struct {
+		name string
+		in   *string
+		out  **durationpb.Duration
+	}{{"interval", k.Interval, &out.Interval}, {"timeout", k.Timeout, &out.Timeout}, {"connectionIdleInterval", k.ConnectionIdleInterval, &out.ConnectionIdleInterval}} {
+		d, err := optDuration(f.in)
+		if err != nil {
+			return nil, fmt.Errorf("connectionKeepalive.%s: %w", f.name, err)
+		}
+		*f.out = d
+	}
+	return out, nil
 }
 
 // preserveCaseHeaderFormat keeps the case of HTTP/1 header names as they

@@ -721,14 +721,23 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 // wholeOn is the whole Gateway's scope on the listeners of one port:
 // without the fields of policies their controller applies on none of them
-// (appliedOn), and without those policies in its merge metadata; without
+// (appliedOn), and without those policies in its merge metadata or their
+// failure (a dropped field's failBody replaces nothing); without
 // the fields another family's kind overrides on them (onListeners).
 func (gb *gatewayBuild) wholeOn(ls []*topology.Listener) *scoped {
 	fields, dropped := gb.appliedOn(gb.whole.fields, ls)
 	if dropped == nil {
 		return gb.onListeners(gb.whole, ls...)
 	}
-	s := &scoped{metadata: withoutPolicies(gb.whole.metadata, dropped), fields: fields, invalid: gb.whole.invalid, failBody: gb.whole.failBody}
+	s := &scoped{metadata: withoutPolicies(gb.whole.metadata, dropped), fields: fields, invalid: gb.whole.invalid}
+	// a field that could not be expressed replaces the port's resources
+	// only while it is kept: the first kept one's body, as scopeOf picks it
+	for _, f := range fields {
+		if f.failBody != "" {
+			s.failBody = f.failBody
+			break
+		}
+	}
 	s.tpfc = s.buildPerFilter()
 	return gb.onListeners(s, ls...)
 }
