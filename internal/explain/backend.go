@@ -311,6 +311,7 @@ func clusterRows(r *merge.Result, k model.Key, port int32, inEffect []Field, opt
 			if note := otherProtocol(r, kind, fs, k, port); note != "" {
 				// left out of the cluster: it replaces nothing there
 				f.Notes = append(f.Notes, note)
+				f.NotOnCluster = true
 				out = append(out, *f)
 				continue
 			}
