@@ -311,6 +311,7 @@ func clusterRows(r *merge.Result, k model.Key, port int32, inEffect []Field, opt
 			if note := otherProtocol(r, kind, fs, k, port); note != "" {
 				// left out of the cluster: it replaces nothing there
 				f.Notes = append(f.Notes, note)
+				f.NotOnCluster = true
 				out = append(out, *f)
 				continue
 			}
@@ -338,23 +339,15 @@ func clusterRows(r *merge.Result, k model.Key, port int32, inEffect []Field, opt
 }
 
 // otherProtocol says, for a field limited to one upstream protocol
-// (policy.FieldSpec.Protocol) on a backend that speaks the other as its
-// controller decides it (policy.Registry.BackendProtocol), that the field
-// is left out of this cluster; "" otherwise. Render leaves it out and
-// lint reports it by the same decision.
+// (policy.FieldSpec.Protocol), that merge's verdict leaves it out of this
+// cluster (merge.Result.FieldProtocolOn, the one render and lint read);
+// "" otherwise.
 func otherProtocol(r *merge.Result, kind policy.Kind, fs policy.FieldSpec, k model.Key, port int32) string {
-	if fs.Protocol == "" {
+	v := r.FieldProtocolOn(kind, fs.Key, k, port)
+	if !v.LeftOut() {
 		return ""
 	}
-	t, ok := r.Registry.KindTarget(kind)
-	if !ok {
-		return ""
-	}
-	speaks := r.Registry.BackendProtocol(&t, r.Graph.Model, k, port)
-	if speaks == "" || speaks == fs.Protocol {
-		return ""
-	}
-	return fmt.Sprintf("not applied to this cluster: the backend is an %s one and the field applies to %s backends only (the policy stays Accepted)", protocolTitle(speaks), protocolTitle(fs.Protocol))
+	return fmt.Sprintf("not applied to this cluster: the backend is an %s one and the field applies to %s backends only (the policy stays Accepted)", protocolTitle(v.Speaks), protocolTitle(v.Only))
 }
 
 func protocolTitle(p string) string {

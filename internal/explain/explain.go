@@ -58,6 +58,11 @@ type Field struct {
 	// ClusterSetting (a backend's cluster) is the Envoy cluster setting
 	// the field configures (policy.FieldSpec.Cluster).
 	ClusterSetting string `json:"clusterSetting,omitempty"`
+	// NotOnCluster (a backend's cluster): merge's verdict leaves the field
+	// out of this cluster (merge.ProtocolVerdict.LeftOut: it applies to
+	// backends of another protocol), so render writes neither its setting
+	// nor its merge metadata there; a note says why.
+	NotOnCluster bool `json:"notOnCluster,omitempty"`
 	// ReplacedBy (a backend's cluster): the policies of a later kind
 	// whose field sets the same cluster setting and replaces this one.
 	ReplacedBy []string `json:"replacedBy,omitempty"`

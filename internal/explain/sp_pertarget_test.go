@@ -469,7 +469,11 @@ spec:
 // the listener whose default host Envoy Gateway cannot find (no hostname,
 // and no route with a hostname without a wildcard) and only there
 // (translateClientTrafficPolicyForListener, per listener): that
-// listener's routes answer 500, the other listener keeps the policy.
+// listener's routes answer 500, the other listener keeps the policy. A
+// route answering 500 keeps its destination in Envoy Gateway's IR, so
+// the rule's one cluster, shaped by its route on the first listener, still
+// carries that listener's HTTP/1 settings (T76, B107): explain shows them
+// on the cluster only.
 func TestClientTrafficPolicyDefaultHostPerListener(t *testing.T) {
 	in := strings.Replace(spBase, "listeners: [{name: http, port: 80, protocol: HTTP}]",
 		"listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]", 1) + `---
@@ -503,6 +507,9 @@ spec:
 				for _, f := range v.Fields {
 					if strings.HasPrefix(f.Field, "http1") {
 						owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+						if c := f.ClusterFrom; c != nil && c.Only {
+							owner += " on the cluster only, from " + c.Listener[strings.LastIndex(c.Listener, "/")+1:]
+						}
 					}
 				}
 				answer := 0
@@ -513,7 +520,7 @@ spec:
 			}
 		}
 	}
-	want := []string{"r@http http1=wide answers 0", "r@b http1=- answers 500", "wild@b http1=- answers 500"}
+	want := []string{"r@http http1=wide answers 0", "r@b http1=wide on the cluster only, from http answers 500", "wild@b http1=- answers 500"}
 	if !slices.Equal(got, want) {
 		t.Errorf("per route and listener:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}

@@ -12,9 +12,8 @@ import (
 
 // protocolMismatches reports, once per policy and field, the backends on
 // which a field limited to one upstream protocol (policy.FieldSpec.Protocol)
-// is left out because the backend speaks the other (GWP306). The
-// backend's protocol is policy.Registry.BackendProtocol under the render
-// target of the kind's controller, the decision render reads too. Each
+// is left out because the backend speaks the other (GWP306): merge's
+// verdict (merge.Result.FieldProtocolOn), the one render reads too. Each
 // backend port is visited once, with the merge in effect on it.
 func protocolMismatches(in *Input) []diag.Diagnostic {
 	reg := in.registry()
@@ -31,20 +30,13 @@ func protocolMismatches(in *Input) []diag.Diagnostic {
 	for _, bp := range in.Result.Backends {
 		for _, port := range backendPorts(m, bp) {
 			for _, pt := range bp.ForPort(port.name) {
-				t, ok := reg.KindTarget(pt.Kind)
-				if !ok {
-					continue
-				}
 				for _, f := range pt.Fields {
-					only := pt.Kind.Spec().FieldProtocol(f.Key)
-					if only == "" {
+					v := in.Result.FieldProtocolOn(pt.Kind, f.Key, bp.Key, port.number)
+					if !v.LeftOut() {
 						continue
 					}
-					speaks := reg.BackendProtocol(&t, m, bp.Key, port.number)
-					if speaks == "" || speaks == only {
-						continue
-					}
-					where := backendDesc(bp.Key, port) + ", an " + protocolName(speaks) + " backend" + appProtocolNote(reg.BackendAppProtocol(&t, m, bp.Key, port.number), port)
+					t, _ := reg.KindTarget(pt.Kind)
+					where := backendDesc(bp.Key, port) + ", an " + protocolName(v.Speaks) + " backend" + appProtocolNote(reg.BackendAppProtocol(&t, m, bp.Key, port.number), port)
 					for _, c := range f.Contributors {
 						if c.IsBuiltIn() {
 							continue

@@ -24,7 +24,7 @@ var clientTrafficPolicy = &Kind{
 		"headers":             {"hcm.common_http_protocol_options.headers_with_underscores_action", "hcm.forward_client_cert_details", "hcm.preserve_external_request_id", "hcm.set_current_client_cert_details", "hcm.strip_trailing_host_dot", "hcm.strip_any_host_port", "hcm.generate_request_id", "hcm.request_id_extension", "hcm.early_header_mutation_extensions", "hcm.server_header_transformation", "hcm.server_name", "http_filter.envoy.filters.http.header_mutation"},
 		"timeout":             {"hcm.common_http_protocol_options.idle_timeout", "hcm.common_http_protocol_options.max_connection_duration", "hcm.request_headers_timeout", "hcm.request_timeout", "hcm.stream_idle_timeout", "tcp_proxy.idle_timeout"},
 		"connection":          {"hcm.common_http_protocol_options.max_connection_duration", "hcm.http1_safe_max_connection_duration", "listener.max_connections_to_accept_per_socket_event", "listener.per_connection_buffer_limit_bytes", "network_filter.envoy.filters.network.connection_limit"},
-		"http1":               {"hcm.http1_safe_max_connection_duration", "hcm.http_protocol_options"},
+		"http1":               {"hcm.http1_safe_max_connection_duration", "hcm.http_protocol_options", "cluster.typed_extension_protocol_options"},
 		"http2":               {"hcm.http2_protocol_options"},
 		"http3":               {"listener.udp_listener_config"},
 		"healthCheck":         {"http_filter.envoy.filters.http.health_check"},

@@ -9,6 +9,7 @@ import (
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	preservecasev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -57,7 +58,14 @@ func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManage
 // buildHTTPProtocolOptions), a request without a Host given the
 // listener's default host where useDefaultHost asks for it
 // (policy.Fragment.HTTP10DefaultHost: the host depends on the listener
-// and its routes, listenerDefaultHost).
+// and its routes, listenerDefaultHost). Envoy Gateway gives the clusters
+// of the HTTP routes the listener serves the same trailers, header case
+// and HTTP/1.0 (xds translator translator.go:
+// processHTTPListenerXdsTranslation passes the listener's HTTP1 to each
+// route's cluster; cluster.go: buildTypedExtensionProtocolOptions
+// (requiresHTTP1Options), buildHTTP1Settings): a finishing step on the
+// route's cluster (policy.Fragment.ClusterFinish, withHTTP1Options),
+// render taking it from the listener that shaped the rule's cluster.
 func renderHTTP1(h *egv1a1.HTTP1Settings, who policyName, at placement) ([]policy.Fragment, error) {
 	if k := unrenderedFields(who.at, h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
@@ -89,6 +97,13 @@ func renderHTTP1(h *egv1a1.HTTP1Settings, who policyName, at placement) ([]polic
 	}
 	if opts.EnableTrailers || opts.HeaderKeyFormat != nil || len(ignored) > 0 || opts.AcceptHttp_10 {
 		fr.HCM = &hcmv3.HttpConnectionManager{HttpProtocolOptions: opts}
+	}
+	if opts.EnableTrailers || opts.HeaderKeyFormat != nil || opts.AcceptHttp_10 {
+		// The clusters of the listener's HTTP routes speak HTTP/1.1
+		// upstream with the same trailers, header case and HTTP/1.0
+		// (not ignoredUpgradeTypes, a downstream setting).
+		up := &corev3.Http1ProtocolOptions{EnableTrailers: opts.EnableTrailers, HeaderKeyFormat: opts.HeaderKeyFormat, AcceptHttp_10: opts.AcceptHttp_10}
+		fr.ClusterFinish = func(m proto.Message) { withHTTP1Options(m, up) }
 	}
 	if fr.HCM == nil && fr.Unset == nil {
 		return nil, nil

@@ -416,6 +416,49 @@ func withHTTP2Options(m proto.Message, o *corev3.Http2ProtocolOptions) {
 	}
 }
 
+// withHTTP1Options makes o the HTTP/1.1 options of a cluster that speaks
+// HTTP/1.1 upstream, as Envoy Gateway's buildTypedExtensionProtocolOptions
+// writes a listener's HTTP/1 settings (requiresHTTP1Options): explicit
+// HTTP/1.1 options where the cluster has none or explicit HTTP/1.1 ones,
+// the HTTP/1.1 half of a cluster speaking the client's protocol or
+// choosing automatically; a cluster speaking HTTP/2 (a gRPC or h2c
+// backend) is left as it is.
+func withHTTP1Options(m proto.Message, o *corev3.Http1ProtocolOptions) {
+	c, ok := m.(*clusterv3.Cluster)
+	if !ok {
+		return
+	}
+	opts := &upstreamhttpv3.HttpProtocolOptions{}
+	if a := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(opts) != nil {
+		return
+	}
+	h1 := proto.Clone(o).(*corev3.Http1ProtocolOptions)
+	switch u := opts.UpstreamProtocolOptions.(type) {
+	case nil:
+		opts.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}}}
+	case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
+		if _, h11 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions); !h11 {
+			return
+		}
+		u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}
+	case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
+		u.UseDownstreamProtocolConfig.HttpProtocolOptions = h1
+	case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
+		u.AutoConfig.HttpProtocolOptions = h1
+	default:
+		return
+	}
+	b, err := anypb.New(opts)
+	if err != nil {
+		return
+	}
+	if c.TypedExtensionProtocolOptions == nil {
+		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
+	}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = b
+}
+
 // http2Windows are Envoy Gateway's upstream HTTP/2 window sizes (1 MiB
 // per connection, 64 KiB per stream).
 func http2Windows() *corev3.Http2ProtocolOptions {

@@ -45,6 +45,7 @@ var envRenderers = map[string]func(in policy.FieldInput, env *policy.Env, who po
 	"EnvoyExtensionPolicy.extProc": renderExtProc,
 	"EnvoyExtensionPolicy.wasm":    renderWasm,
 	"SecurityPolicy.authorization": renderAuthorizationValue,
+	"SecurityPolicy.jwt":           renderJWTField,
 }
 
 // extensionFilter is the disabled chain filter of one extension entry

@@ -50,9 +50,32 @@ const (
 // store). A JWKS in a ConfigMap (its "jwks" key), which Envoy Gateway
 // inlines, is the ConfigMap's placeholder: gwpol never reads ConfigMap
 // data, so that provider's name hashes another configuration than Envoy
-// Gateway's. A JWKS fetched through backendRefs is not rendered yet (see
-// backendJWKS): unsupported, saying so.
+// Gateway's. A JWKS fetched through backendRefs is fetched through the
+// provider's cluster of one Service port (jwksBackendCluster); through
+// another shape of backends it is not rendered yet (see backendJWKS):
+// unsupported, saying so.
 func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
+	return renderJWTOn(j, who, nil)
+}
+
+// renderJWTField is renderJWT of the field's value in effect, with the
+// environment that tells which BackendTLSPolicies govern a JWKS backend.
+func renderJWTField(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
+	v, err := effectiveValue(in, "SecurityPolicy")
+	if err != nil {
+		return nil, err
+	}
+	j, err := typedAs[*egv1a1.JWT](v)
+	if err != nil {
+		return nil, fmt.Errorf("jwt: %w", err)
+	}
+	who.at = v.at
+	return renderJWTOn(j, who, env)
+}
+
+// renderJWTOn is renderJWT given the environment (nil: no JWKS backend's
+// cluster can be built).
+func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragment, error) {
 	if j == nil || len(j.Providers) == 0 {
 		return nil, fmt.Errorf("jwt.providers: none")
 	}
@@ -68,6 +91,11 @@ func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("jwt.providers[%d]: %w", i, err)
+		}
+		if part == jwksBackendsPart {
+			if c, ok := jwksBackendCluster(p.RemoteJWKS, who.at.field("providers").index(i).field("remoteJWKS"), who.namespace, jwksClusterName(who, i), env); ok {
+				cluster, part = c, ""
+			}
 		}
 		if part == jwksBackendsPart {
 			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + part, Reason: fmt.Sprintf(jwksBackendsReason, jwksClusterName(who, i))}}, nil

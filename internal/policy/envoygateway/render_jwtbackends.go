@@ -8,10 +8,14 @@ import (
 	"strconv"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	jwtauthnv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // This file is a remote JWKS that Envoy Gateway fetches through the
@@ -23,8 +27,10 @@ import (
 // request timeout from backendSettings.timeout.http.requestTimeout and
 // its fetch retries from backendSettings.retry. The provider is built
 // here, so its hashed name and its route's requirement name are Envoy
-// Gateway's; the cluster is not built yet, so render reports the field
-// unsupported (jwksBackendsPart) and the routes fail closed.
+// Gateway's. The cluster is built for one Service port
+// (jwksBackendCluster); for another shape of backends it is not built
+// yet, so render reports the field unsupported (jwksBackendsPart) and the
+// routes fail closed.
 
 // jwksBackendsPart is the part of spec.jwt render cannot express yet: the
 // cluster a JWKS is fetched through when the provider names backendRefs.
@@ -34,7 +40,7 @@ const jwksBackendsPart = "remoteJWKS.backendRefs"
 // cluster Envoy Gateway would build).
 const jwksBackendsReason = "Envoy Gateway fetches this remote JWKS through a cluster of the provider, %s, " +
 	"built from remoteJWKS.backendRefs, backendSettings and any BackendTLSPolicy on the backends; " +
-	"gwpol does not build that cluster yet (a remoteJWKS with only a uri renders)"
+	"gwpol does not build that cluster yet for these backends (it does for one Service port without a BackendTLSPolicy, whose backendSettings set no more than the request timeout and the retry; a remoteJWKS with only a uri renders)"
 
 // jwksClusterName is Envoy Gateway's name for the cluster the JWKS of
 // the policy's i-th provider is fetched through when it names backends.
@@ -136,4 +142,56 @@ func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string,
 		}
 	}
 	return rp, "", nil
+}
+
+// jwksBackendCluster is the cluster of the provider a remote JWKS is
+// fetched through when its one backend is a Service port, as Envoy
+// Gateway builds it (securitypolicy.go: buildRemoteJWKS →
+// ext_service.go: translateExtServiceBackendRefs; xds translator
+// jwt.go: patchResources → utils.go: createExtServiceXDSCluster): named
+// name, an EDS cluster of the port's endpoints (those gwpol's cluster of
+// the port is fed), its connect timeout 10s, plain HTTP/1.1 whatever the
+// URI's scheme — TLS to the backend comes from a BackendTLSPolicy on it
+// alone (applyBackendTLSSetting). ok is false for every other shape, not
+// built yet: several backends, a Backend or another kind, a port
+// a BackendTLSPolicy governs, backendSettings that shape the cluster
+// (anything but the HTTP request timeout and the retry, which are the
+// provider's: backendJWKS; at is where r was written, so a CRD default is
+// no setting), or no environment to tell.
+func jwksBackendCluster(r *egv1a1.RemoteJWKS, at writtenAt, ns, name string, env *policy.Env) (*clusterv3.Cluster, bool) {
+	if r == nil || env == nil {
+		return nil, false
+	}
+	refs := clusterRefs(&r.BackendCluster)
+	if len(refs) != 1 || refs[0].unweighted || refs[0].Port == nil {
+		return nil, false
+	}
+	ref := refs[0]
+	k := ref.key(ns)
+	if k.Group != "" || k.Kind != "Service" {
+		return nil, false
+	}
+	if s := r.BackendSettings; s != nil {
+		at := at.field("backendSettings")
+		if unrenderedFields(at, s, "timeout", "retry") != "" {
+			return nil, false
+		}
+		if t := s.Timeout; t != nil && (t.TCP != nil || unrenderedFields(at.field("timeout").field("http"), t.HTTP, "requestTimeout") != "") {
+			return nil, false
+		}
+	}
+	for _, bp := range env.BackendPolicies(k, *ref.Port) {
+		if bp.Policy.Group == model.GatewayGroup && bp.Policy.Kind == "BackendTLSPolicy" {
+			return nil, false
+		}
+	}
+	return &clusterv3.Cluster{
+		Name:                 name,
+		ConnectTimeout:       durationpb.New(extServiceTimeout),
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig: &clusterv3.Cluster_EdsClusterConfig{ServiceName: policy.ServiceCluster(k.Namespace, k.Name, *ref.Port), EdsConfig: &corev3.ConfigSource{
+			ResourceApiVersion:    corev3.ApiVersion_V3,
+			ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+		}},
+	}, true
 }

@@ -184,10 +184,13 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 	}
 	var md map[string]*structpb.Struct
 	var finish []func(proto.Message)
-	protocol := gb.backendProtocol(name, c)
-	for _, p := range own {
+	// Before any field is merged in: the fields a backend of the other
+	// protocol leaves out (merge.ProtocolVerdict), out of the cluster and
+	// of its metadata alike.
+	leftOutOf := gb.protocolLeftOut(name, c, own)
+	for i, p := range own {
 		if !gb.opt.MergeKeyCompat {
-			md = gb.addOrigins(md, p)
+			md = gb.addOriginsExcept(md, p, leftOutOf[i])
 		}
 		r, ok := p.Kind.(policy.Renderer)
 		if !ok || len(p.Invalid) > 0 {
@@ -195,11 +198,11 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 		}
 		for _, f := range p.Fields {
 			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "", false)
-			only := p.Kind.Spec().FieldProtocol(f.Key)
-			if rf.failBody != "" && (only == "" || only == protocol) {
+			applies := !leftOutOf[i][f.Key]
+			if rf.failBody != "" && applies {
 				return leftOut, rf.failBody
 			}
-			if rf.cluster != nil && (only == "" || only == protocol) {
+			if rf.cluster != nil && applies {
 				gb.mergeCluster(c, rf.cluster)
 			}
 			gb.mergeClusterOfType(c, rf.ofType)
@@ -593,21 +596,49 @@ func rawBuffer() *corev3.TransportSocket {
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
 }
 
-// backendProtocol is the upstream protocol the backend of a cluster
-// speaks before any policy: as the target decides it from what the
-// backend says (policy.Registry.BackendProtocol), else as the cluster's
-// own options say (a target that does not decide it so, a rule's copy of
-// a Service's cluster, whose options follow the same decision).
-func (gb *gatewayBuild) backendProtocol(name string, c *clusterv3.Cluster) string {
+// protocolLeftOut is, per point of own, the fields merge's verdict
+// leaves out of cluster name (merge.Result.FieldProtocolOn, the
+// protocol its controller decides for the backend and port), nil where
+// none is. A cluster whose backend's protocol that verdict cannot name
+// (a rule's copy of a Service's cluster, a target that does not decide
+// it so) speaks what its own options say, which follow the same
+// decision. c is read before any policy's field is merged in.
+func (gb *gatewayBuild) protocolLeftOut(name string, c *clusterv3.Cluster, own merge.Points) []map[string]bool {
+	var out []map[string]bool
+	ownOptions := ""
 	k := gb.clusterBackend[name]
 	_, _, port, isService := serviceOfCluster(name)
-	if k.Group == "" && k.Kind == "Service" && !isService {
-		return clusterProtocol(c)
+	copied := k.Group == "" && k.Kind == "Service" && !isService
+	for i, p := range own {
+		for _, f := range p.Fields {
+			var v merge.ProtocolVerdict
+			if copied {
+				v.Only = p.Kind.Spec().FieldProtocol(f.Key)
+			} else {
+				v = gb.res.FieldProtocolOn(p.Kind, f.Key, k, port)
+			}
+			if v.Only != "" && v.Speaks == "" {
+				if ownOptions == "" {
+					ownOptions = clusterProtocol(c)
+				}
+				v.Speaks = ownOptions
+			}
+			if !v.LeftOut() {
+				continue
+			}
+			if out == nil {
+				out = make([]map[string]bool, len(own))
+			}
+			if out[i] == nil {
+				out[i] = map[string]bool{}
+			}
+			out[i][f.Key] = true
+		}
 	}
-	if p := gb.res.Registry.BackendProtocol(&gb.target, gb.res.Graph.Model, k, port); p != "" {
-		return p
+	if out == nil {
+		return make([]map[string]bool, len(own))
 	}
-	return clusterProtocol(c)
+	return out
 }
 
 // clusterProtocol is the upstream protocol a cluster speaks:

@@ -198,7 +198,17 @@ func (b *builder) metadataKey(k policy.Kind) string {
 // the policies under the kind's key, and the route rules' own fields under
 // merge.<group>/<kind> of the route (merge.gateway.networking.k8s.io/HTTPRoute).
 func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map[string]*structpb.Struct {
+	return b.addOriginsExcept(md, p, nil)
+}
+
+// addOriginsExcept is addOrigins without the fields in except: fields
+// the point has that are not applied where the metadata goes (a backend
+// cluster's, merge.ProtocolVerdict).
+func (b *builder) addOriginsExcept(md map[string]*structpb.Struct, p *merge.Point, except map[string]bool) map[string]*structpb.Struct {
 	add := func(key string, origins map[string][]string) {
+		for f := range except {
+			delete(origins, f)
+		}
 		if len(origins) == 0 {
 			return
 		}

@@ -310,20 +310,26 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	}
 	b := &builder{
 		res: res, opt: opt, target: t, naming: t.Names,
-		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name, Traits: &t},
-		rendered: map[string]*rendered{},
-		kindIDs:  map[string]int32{},
-		rules:    map[ruleKey]*scoped{},
-		routed:   map[routeKey]*scoped{},
-		routedBy: map[string]*scoped{},
-		reported: map[string]bool{},
-		names:    map[routeKey][]string{},
-		backends: backendIndex(res),
+		env:       &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name, Traits: &t},
+		rendered:  map[string]*rendered{},
+		kindIDs:   map[string]int32{},
+		rules:     map[ruleKey]*scoped{},
+		routed:    map[routeKey]*scoped{},
+		routedBy:  map[string]*scoped{},
+		lclusters: map[*topology.Listener]*scoped{},
+		reported:  map[string]bool{},
+		names:     map[routeKey][]string{},
+		backends:  backendIndex(res),
 
 		clusterers:   backendClusterers(res.Registry),
 		backendBuilt: map[string]*backendBuilt{},
 	}
 	b.objectClusters = objectClusterIndex(res.Graph.Model, b.clusterers)
+	if res.Registry != nil {
+		// the policies governing backend ports (policy.Env.BackendPolicies),
+		// which a field calling a backend reads as decoding did
+		res.Registry.PrepareBackendPolicies(b.env)
+	}
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
 			if overridesWhole(p.Kind) {
@@ -472,6 +478,7 @@ func (b *builder) forgetGateway() {
 	clear(b.names)
 	clear(b.rendered)
 	clear(b.routedBy)
+	clear(b.lclusters)
 	b.anys.forget()
 }
 
@@ -493,18 +500,20 @@ type builder struct {
 	naming policy.XDSNames // target.Names, read once
 	env    *policy.Env
 
-	mu       sync.Mutex // guards rendered, kindIDs, rules, routed, routedBy, reported and diags
+	mu       sync.Mutex // guards rendered, kindIDs, rules, routed, routedBy, lclusters, reported and diags
 	rendered map[string]*rendered
 	kindIDs  map[string]int32 // rendered.kindID by kindKey
 	rules    map[ruleKey]*scoped
 	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
 	routedBy map[string]*scoped   // routedScope's, by the policies in effect
-	anyWhole bool                 // some policy's kind overrides whole (routeScope has work)
-	reported map[string]bool
-	diags    []diag.Diagnostic
-	names    map[routeKey][]string // written by the (sequential) route assembly
-	anys     anyCache
-	backends map[model.Key]*merge.BackendPoints // merges on backend objects, by object
+	// lclusters are listenerClusters', by listener (nil: none there)
+	lclusters map[*topology.Listener]*scoped
+	anyWhole  bool // some policy's kind overrides whole (routeScope has work)
+	reported  map[string]bool
+	diags     []diag.Diagnostic
+	names     map[routeKey][]string // written by the (sequential) route assembly
+	anys      anyCache
+	backends  map[model.Key]*merge.BackendPoints // merges on backend objects, by object
 	// clusters of backend objects other than Services: who builds them,
 	// and what was built (guarded by mu)
 	clusterers   map[model.GroupKind]policy.BackendClusterer

@@ -96,7 +96,19 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, l *topology.Listen
 		rs = vb.without(vb.routeScope(e.rule, path, first), vb.res.Overridden(e.rule, path, first))
 		shaping = first
 	}
-	settings, md := rs.clusterSettings(nil)
+	// the listener's own policies that write its routes' clusters (a
+	// connection-level setting the upstream connections share), under
+	// the route's
+	ls := vb.listenerClusters(shaping)
+	collect := func(skip []string) ([]clusterSetting, *corev3.Metadata) {
+		settings, md := rs.clusterSettings(skip)
+		if ls == nil {
+			return settings, md
+		}
+		under, umd := ls.clusterSettings(skip)
+		return append(under, settings...), joinMetadata(umd, md)
+	}
+	settings, md := collect(nil)
 	if len(settings) == 0 && len(vb.ownClusters) == 0 {
 		return
 	}
@@ -122,7 +134,7 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, l *topology.Listen
 		settings, md := settings, md
 		if b := backendAt(e, ref); b != nil && len(over) > 0 {
 			if skip := over[merge.ClusterOf{Backend: model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}, Port: b.Port}]; len(skip) > 0 {
-				settings, md = rs.clusterSettings(skip)
+				settings, md = collect(skip)
 			}
 		}
 		if len(settings) == 0 && len(own) == 0 {
