@@ -42,6 +42,14 @@ type AncestorReport struct {
 	// each parent path, is reported against the parents of the path
 	// that reaches it rather than every parent of the route.
 	PerDelegationPath bool
+	// KeepByName: past the kind's MaxAncestors, the entries kept are the
+	// first in the order the controller writes the list in — by group,
+	// kind, name, sectionName and port, the namespace last, compared as
+	// one "group/kind/name/section/port.namespace" string — and the
+	// controller writes it over the entries other controllers wrote, so
+	// the cut takes theirs too. Unset: the first as status prints them
+	// (kind, namespace, name).
+	KeepByName bool
 }
 
 // AncestorReport is how a policy of kind k is reported against its

@@ -331,7 +331,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		st := policyStatus(r, p, idx[p], opt)
 		if fa := r.Attach.ForeignAncestors[p]; fa != nil {
-			st = withForeign(st, p, fa)
+			st = withForeign(st, p, fa, r.Registry.AncestorReport(p.Kind))
 		}
 		rep.Policies = append(rep.Policies, st)
 	}
@@ -477,8 +477,11 @@ func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus,
 // withForeign replaces, in a policy's status that follows merge, the
 // ancestors of each controller that decides the policy's status itself
 // (attach.Result.ForeignAncestors, by controllerName) by those it
-// decided; other controllers' stay. Sorted and capped as kindStatus.
-func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorStatus) Policy {
+// decided; other controllers' stay. Sorted as kindStatus; past the
+// kind's cap the list is cut as the policy's reporting controller cuts it
+// when it writes (capAncestors): policyStatus left it whole, so no
+// controller's entries were cut before they were replaced.
+func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorStatus, rep policy.AncestorReport) Policy {
 	st.Ancestors = slices.DeleteFunc(st.Ancestors, func(a Ancestor) bool { _, decided := fa[a.ControllerName]; return decided })
 	for _, ctrl := range slices.Sorted(maps.Keys(fa)) {
 		for _, a := range fa[ctrl] {
@@ -487,10 +490,36 @@ func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorSta
 		}
 	}
 	slices.SortFunc(st.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
-	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(st.Ancestors) > max {
-		st.Ancestors = st.Ancestors[:max]
-	}
+	st.Ancestors = capAncestors(st.Ancestors, p.Kind.Spec().MaxAncestors, rep)
 	return st
+}
+
+// capAncestors keeps, of ancestors sorted as printed, the first max in
+// the order the reporting controller writes them (rep.KeepByName), still
+// sorted as printed; none is cut when max is 0.
+func capAncestors(as []Ancestor, max int, rep policy.AncestorReport) []Ancestor {
+	if max <= 0 || len(as) <= max {
+		return as
+	}
+	if !rep.KeepByName {
+		return as[:max]
+	}
+	byName := slices.Clone(as)
+	slices.SortStableFunc(byName, func(a, b Ancestor) int { return cmp.Compare(writtenKey(a.AncestorRef), writtenKey(b.AncestorRef)) })
+	type entry struct {
+		ref  AncestorRef
+		ctrl string
+	}
+	kept := map[entry]bool{}
+	for _, a := range byName[:max] {
+		kept[entry{a.AncestorRef, a.ControllerName}] = true
+	}
+	return slices.DeleteFunc(as, func(a Ancestor) bool { return !kept[entry{a.AncestorRef, a.ControllerName}] })
+}
+
+// writtenKey is an ancestor as policy.AncestorReport.KeepByName orders it.
+func writtenKey(a AncestorRef) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%d.%s", a.Group, a.Kind, a.Name, a.SectionName, a.Port, a.Namespace)
 }
 
 // mergeConds keeps one condition per type, the later one winning (rule
@@ -881,8 +910,8 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: ancestorController(r.Graph, anc, opt.ControllerName), Conditions: conds})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
-	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
-		out.Ancestors = out.Ancestors[:max]
+	if r.Attach.ForeignAncestors[p] == nil { // else withForeign cuts the list it completes
+		out.Ancestors = capAncestors(out.Ancestors, p.Kind.Spec().MaxAncestors, r.Registry.AncestorReport(p.Kind))
 	}
 	return out
 }

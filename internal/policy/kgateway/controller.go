@@ -143,8 +143,11 @@ var Grants = model.GrantRule{CoreAlias: true}
 // owner of the listener through which each Envoy resource it configures
 // is reached (a ListenerSet's listeners: the ListenerSet), with a route
 // parentRef's sectionName kept, and a delegated rule's copy — merged apart
-// along each parent path — against the parents of that path.
-var Ancestors = policy.AncestorReport{ListenerOwners: true, SectionName: true, PerDelegationPath: true}
+// along each parent path — against the parents of that path. Past 16 it
+// keeps the first by name (reports/policy.go: BuildPolicyStatus sorts its
+// own entries and the other controllers' by ParentString and cuts the
+// list).
+var Ancestors = policy.AncestorReport{ListenerOwners: true, SectionName: true, PerDelegationPath: true, KeepByName: true}
 
 // ruleNotes are what kgateway does of its own about the findings of
 // generic stages (policy.Family.RuleNotes): the keys it reads and the
