@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	admissioncontrolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/admission_control/v3"
 	upstreamcodecv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/upstream_codec/v3"
@@ -99,30 +98,17 @@ func renderAdmissionControl(ac *egv1a1.AdmissionControl, _ policyName) ([]policy
 // withUpstreamFilter adds f to a cluster's upstream HTTP filters, before
 // the upstream codec that ends them (added when the list has none yet).
 func withUpstreamFilter(m proto.Message, f *hcmv3.HttpFilter) {
-	c, ok := m.(*clusterv3.Cluster)
-	if !ok {
-		return
-	}
-	opts := &upstreamhttpv3.HttpProtocolOptions{}
-	if a := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(opts) != nil {
-		return
-	}
-	fs := opts.HttpFilters
-	if n := len(fs); n > 0 && fs[n-1].GetName() == upstreamCodecFilter {
-		fs = fs[:n-1]
-	}
-	codec, err := anypb.New(&upstreamcodecv3.UpstreamCodec{})
-	if err != nil {
-		return
-	}
-	opts.HttpFilters = append(fs, proto.Clone(f).(*hcmv3.HttpFilter),
-		&hcmv3.HttpFilter{Name: upstreamCodecFilter, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: codec}})
-	a, err := anypb.New(opts)
-	if err != nil {
-		return
-	}
-	if c.TypedExtensionProtocolOptions == nil {
-		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
-	}
-	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = a
+	editHTTPOptions(m, func(opts *upstreamhttpv3.HttpProtocolOptions, _ bool) bool {
+		fs := opts.HttpFilters
+		if n := len(fs); n > 0 && fs[n-1].GetName() == upstreamCodecFilter {
+			fs = fs[:n-1]
+		}
+		codec, err := anypb.New(&upstreamcodecv3.UpstreamCodec{})
+		if err != nil {
+			return false
+		}
+		opts.HttpFilters = append(fs, proto.Clone(f).(*hcmv3.HttpFilter),
+			&hcmv3.HttpFilter{Name: upstreamCodecFilter, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: codec}})
+		return true
+	})
 }

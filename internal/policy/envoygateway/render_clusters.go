@@ -389,64 +389,42 @@ func renderUpstreamHTTP2(h *egv1a1.HTTP2Settings, _ policyName) ([]policy.Fragme
 // of the client's connection, or automatic); another cluster is left as
 // it is.
 func withHTTP2Options(m proto.Message, o *corev3.Http2ProtocolOptions) {
+	editHTTPOptions(m, func(opts *upstreamhttpv3.HttpProtocolOptions, had bool) bool {
+		if !had {
+			return false
+		}
+		switch u := opts.UpstreamProtocolOptions.(type) {
+		case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
+			if _, h2 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions); !h2 {
+				return false
+			}
+			u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: proto.Clone(o).(*corev3.Http2ProtocolOptions)}
+		case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
+			u.UseDownstreamProtocolConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
+		case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
+			u.AutoConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// editHTTPOptions edits a cluster's upstream HTTP protocol options in
+// place: edit gets them (empty when the cluster has none; had says
+// whether it had) and says whether to write them back. Options that do
+// not decode, and messages that are not clusters, are left as they are.
+func editHTTPOptions(m proto.Message, edit func(opts *upstreamhttpv3.HttpProtocolOptions, had bool) bool) {
 	c, ok := m.(*clusterv3.Cluster)
 	if !ok {
 		return
 	}
 	a := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]
 	opts := &upstreamhttpv3.HttpProtocolOptions{}
-	if a == nil || a.UnmarshalTo(opts) != nil {
+	if a != nil && a.UnmarshalTo(opts) != nil {
 		return
 	}
-	switch u := opts.UpstreamProtocolOptions.(type) {
-	case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
-		if _, h2 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions); !h2 {
-			return
-		}
-		u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: proto.Clone(o).(*corev3.Http2ProtocolOptions)}
-	case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
-		u.UseDownstreamProtocolConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
-	case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
-		u.AutoConfig.Http2ProtocolOptions = proto.Clone(o).(*corev3.Http2ProtocolOptions)
-	default:
-		return
-	}
-	if b, err := anypb.New(opts); err == nil {
-		c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = b
-	}
-}
-
-// withHTTP1Options makes o the HTTP/1.1 options of a cluster that speaks
-// HTTP/1.1 upstream, as Envoy Gateway's buildTypedExtensionProtocolOptions
-// writes a listener's HTTP/1 settings (requiresHTTP1Options): explicit
-// HTTP/1.1 options where the cluster has none or explicit HTTP/1.1 ones,
-// the HTTP/1.1 half of a cluster speaking the client's protocol or
-// choosing automatically; a cluster speaking HTTP/2 (a gRPC or h2c
-// backend) is left as it is.
-func withHTTP1Options(m proto.Message, o *corev3.Http1ProtocolOptions) {
-	c, ok := m.(*clusterv3.Cluster)
-	if !ok {
-		return
-	}
-	opts := &upstreamhttpv3.HttpProtocolOptions{}
-	if a := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(opts) != nil {
-		return
-	}
-	h1 := proto.Clone(o).(*corev3.Http1ProtocolOptions)
-	switch u := opts.UpstreamProtocolOptions.(type) {
-	case nil:
-		opts.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
-			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}}}
-	case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
-		if _, h11 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions); !h11 {
-			return
-		}
-		u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}
-	case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
-		u.UseDownstreamProtocolConfig.HttpProtocolOptions = h1
-	case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
-		u.AutoConfig.HttpProtocolOptions = h1
-	default:
+	if !edit(opts, a != nil) {
 		return
 	}
 	b, err := anypb.New(opts)
@@ -457,6 +435,36 @@ func withHTTP1Options(m proto.Message, o *corev3.Http1ProtocolOptions) {
 		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
 	}
 	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = b
+}
+
+// withHTTP1Options makes o the HTTP/1.1 options of a cluster that speaks
+// HTTP/1.1 upstream, as Envoy Gateway's buildTypedExtensionProtocolOptions
+// writes a listener's HTTP/1 settings (requiresHTTP1Options): explicit
+// HTTP/1.1 options where the cluster has none or explicit HTTP/1.1 ones,
+// the HTTP/1.1 half of a cluster speaking the client's protocol or
+// choosing automatically; a cluster speaking HTTP/2 (a gRPC or h2c
+// backend) is left as it is.
+func withHTTP1Options(m proto.Message, o *corev3.Http1ProtocolOptions) {
+	editHTTPOptions(m, func(opts *upstreamhttpv3.HttpProtocolOptions, _ bool) bool {
+		h1 := proto.Clone(o).(*corev3.Http1ProtocolOptions)
+		switch u := opts.UpstreamProtocolOptions.(type) {
+		case nil:
+			opts.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}}}
+		case *upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_:
+			if _, h11 := u.ExplicitHttpConfig.GetProtocolConfig().(*upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions); !h11 {
+				return false
+			}
+			u.ExplicitHttpConfig.ProtocolConfig = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1}
+		case *upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig:
+			u.UseDownstreamProtocolConfig.HttpProtocolOptions = h1
+		case *upstreamhttpv3.HttpProtocolOptions_AutoConfig:
+			u.AutoConfig.HttpProtocolOptions = h1
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 // http2Windows are Envoy Gateway's upstream HTTP/2 window sizes (1 MiB
