@@ -814,6 +814,10 @@ type GrantRule struct {
 	// into another namespace is allowed (a deployment switch the family
 	// declares: policy.DeploymentTraits.Ungranted).
 	Off bool
+	// BeforeLookup: the controller checks a backendRef's grant before it
+	// looks the backend up, so a reference that is both ungranted and
+	// unresolvable is refused for the grant (false: for the lookup).
+	BeforeLookup bool
 }
 
 // group is g as the rule reads it.

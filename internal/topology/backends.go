@@ -108,6 +108,12 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 	}
 	extension := false
 	target := model.ObjectRefTo{Group: written.Group, Kind: written.Kind, Namespace: b.Namespace, Name: b.Name}
+	grant := g.RouteGrantRule(r)
+	delegation := gk == model.GroupKind{Group: model.GatewayGroup, Kind: "HTTPRoute"}
+	if grant.BeforeLookup && !delegation && !g.Model.GrantAllowsBy(grant, model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
+		return b
+	}
 	switch {
 	case gk == model.GroupKind{Group: "", Kind: "Service"}:
 		b.Service = g.Model.Service(b.Namespace, b.Name)
@@ -130,12 +136,14 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 			return b
 		}
 	case opt.BackendKinds[gk]:
-		if _, ok := g.Model.Object(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}); !ok {
-			b.fail("BackendNotFound", fmt.Sprintf("%s %s/%s not found", b.Kind, b.Namespace, b.Name))
-			return b
-		}
+		// a kind that defines its own port refuses a ref giving one
+		// before the lookup: the ref is wrong whatever it finds
 		if br.Port != nil && opt.PortlessBackendKinds[gk] {
 			b.fail("BackendNotFound", fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", b.Name, b.Kind))
+			return b
+		}
+		if _, ok := g.Model.Object(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}); !ok {
+			b.fail("BackendNotFound", fmt.Sprintf("%s %s/%s not found", b.Kind, b.Namespace, b.Name))
 			return b
 		}
 	case extensionKind(opt.ExtensionBackends, gk):
@@ -150,7 +158,7 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
 	}
-	if !g.Model.GrantAllowsBy(g.RouteGrantRule(r), model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+	if !g.Model.GrantAllowsBy(grant, model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}

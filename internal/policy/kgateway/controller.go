@@ -136,8 +136,9 @@ var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &T
 // from or to or in the reference, is the core group "" (RefGrantIndex:
 // NewRefGrantIndex and ReferenceAllowed read every group through
 // emptyIfCore). Its Gateways', routes' and policies' references are all
-// judged by it.
-var Grants = model.GrantRule{CoreAlias: true}
+// judged by it. A backendRef's grant is checked before the backend is
+// looked up (BackendIndex.GetBackendFromRef).
+var Grants = model.GrantRule{CoreAlias: true, BeforeLookup: true}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

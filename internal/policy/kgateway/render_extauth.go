@@ -45,7 +45,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		if p == nil {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extAuth", ns, ext.Name)
 		}
-		cfg, cl, err := extAuthz(p, ns, ext.Name)
+		cfg, cl, err := extAuthz(p, ns, ext.Name, extensionHTTP2(r.env))
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func anyDisables[T any](vals []any, disables func(*T) bool) bool {
 // extAuthz is the filter calling an extension's authorization service,
 // switched off by the family's disable marker, with the cluster entry of
 // the service.
-func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *clusterv3.Cluster, error) {
+func extAuthz(p *ExtAuthProvider, ns, extName string, http2 bool) (*extauthzv3.ExtAuthz, *clusterv3.Cluster, error) {
 	cfg := &extauthzv3.ExtAuthz{
 		FilterEnabledMetadata: &matcherv3.MetadataMatcher{Filter: disableNamespace("ext_auth"),
 			Path:  []*matcherv3.MetadataMatcher_PathSegment{{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: "disable"}}},
@@ -95,7 +95,7 @@ func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *cl
 	var cl *clusterv3.Cluster
 	switch {
 	case p.GrpcService != nil:
-		svc, c, err := extGrpcService(*p.GrpcService, ns)
+		svc, c, err := extGrpcService(*p.GrpcService, ns, http2)
 		if err != nil {
 			return nil, nil, err
 		}

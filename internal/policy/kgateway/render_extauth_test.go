@@ -35,21 +35,21 @@ func TestExtServiceRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			grpc := ExtGrpcService{BackendRef: ref, Retry: tt.retry}
-			svc, _, err := extGrpcService(grpc, "infra")
+			svc, _, err := extGrpcService(grpc, "infra", false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !proto.Equal(svc.GetRetryPolicy(), tt.want) {
 				t.Errorf("gRPC service (ext_proc, rate limit): retry %v, want %v", svc.GetRetryPolicy(), tt.want)
 			}
-			cfg, _, err := extAuthz(&ExtAuthProvider{GrpcService: &grpc}, "infra", "ea")
+			cfg, _, err := extAuthz(&ExtAuthProvider{GrpcService: &grpc}, "infra", "ea", false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := cfg.GetGrpcService().GetRetryPolicy(); !proto.Equal(got, tt.want) {
 				t.Errorf("ext_authz gRPC: retry %v, want %v", got, tt.want)
 			}
-			cfg, _, err = extAuthz(&ExtAuthProvider{HTTPService: &ExtHTTPService{BackendRef: ref, Retry: tt.retry}}, "infra", "ea")
+			cfg, _, err = extAuthz(&ExtAuthProvider{HTTPService: &ExtHTTPService{BackendRef: ref, Retry: tt.retry}}, "infra", "ea", false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestExtAuthHeaders(t *testing.T) {
 	http := &ExtHTTPService{BackendRef: ref,
 		AuthorizationRequest:  &AuthorizationRequest{HeadersToAdd: map[string]string{"x-tenant": "%REQ(x-tenant)%", "x-a": "1"}},
 		AuthorizationResponse: &AuthorizationResponse{HeadersToBackend: []string{"x-user"}, HeadersToClient: []string{"location", "set-cookie"}}}
-	cfg, _, err := extAuthz(&ExtAuthProvider{HTTPService: http, HeadersToForward: []string{"cookie", "authorization"}}, "infra", "ea")
+	cfg, _, err := extAuthz(&ExtAuthProvider{HTTPService: http, HeadersToForward: []string{"cookie", "authorization"}}, "infra", "ea", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestExtAuthHeaders(t *testing.T) {
 	if err := cfg.ValidateAll(); err != nil {
 		t.Errorf("Envoy would refuse it: %v", err)
 	}
-	cfg, _, err = extAuthz(&ExtAuthProvider{GrpcService: &ExtGrpcService{BackendRef: ref}}, "infra", "ea")
+	cfg, _, err = extAuthz(&ExtAuthProvider{GrpcService: &ExtGrpcService{BackendRef: ref}}, "infra", "ea", false)
 	if err != nil {
 		t.Fatal(err)
 	}

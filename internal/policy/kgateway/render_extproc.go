@@ -40,7 +40,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		if p == nil {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
 		}
-		svc, cl, err := extGrpcService(p.GrpcService, ns)
+		svc, cl, err := extGrpcService(p.GrpcService, ns, extensionHTTP2(r.env))
 		if err != nil {
 			return nil, fmt.Errorf("GatewayExtension %s/%s: extProc.%w", ns, ext.Name, err)
 		}
@@ -121,9 +121,9 @@ func extProcOrder(fs *FilterStageSpec) int {
 
 // extGrpcService is the Envoy gRPC client of an extension's service:
 // its cluster, authority, request deadline and retries, with the
-// cluster entry (HTTP/2).
-func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, *clusterv3.Cluster, error) {
-	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+// cluster entry (HTTP/2 when http2: extensionHTTP2).
+func extGrpcService(g ExtGrpcService, ns string, http2 bool) (*corev3.GrpcService, *clusterv3.Cluster, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, http2)
 	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
 	if g.Authority != nil {
 		eg.Authority = *g.Authority
@@ -295,3 +295,10 @@ func enumName(s string) string {
 	}
 	return strings.ToUpper(b.String())
 }
+
+// extensionHTTP2 reports whether an extension's gRPC service forces
+// HTTP/2 on its backend's cluster. Under the kgateway target it does not:
+// ResolveExtGrpcService only names the backend's own cluster, whose
+// protocol is the backend's (a Service port's appProtocol, a Backend's),
+// as for a collector (collectorService); other targets keep HTTP/2.
+func extensionHTTP2(env *policy.Env) bool { return env == nil || env.Target != "kgateway" }

@@ -25,7 +25,7 @@ func TestExtProcProviderSettings(t *testing.T) {
 	if err := json.Unmarshal([]byte(spec), &p); err != nil {
 		t.Fatal(err)
 	}
-	svc, _, err := extGrpcService(p.GrpcService, "infra")
+	svc, _, err := extGrpcService(p.GrpcService, "infra", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 	if p.Domain == "" {
 		return nil, fmt.Errorf("GatewayExtension %s/%s: rateLimit.domain is empty", ns, ext.Name)
 	}
-	svc, cl, err := extGrpcService(p.GrpcService, ns)
+	svc, cl, err := extGrpcService(p.GrpcService, ns, extensionHTTP2(r.env))
 	if err != nil {
 		return nil, err
 	}

@@ -280,19 +280,31 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 // backendRefProblem is why a backendRef that an object of kgateway's
 // kind fromKind in namespace fromNS names does not resolve through
 // kgateway's BackendIndex (GetBackendFromRef with the object as the
-// source), "" when it does: a Service must exist and expose the port, a
-// Backend must exist and be named without a port, any other kind is unknown, and one in another
-// namespace needs a ReferenceGrant from fromKind in fromNS (none under
-// referenceGrantMode Off).
+// source), "" when it does. The checks run in the index's order, so the
+// first failing one is the message when several fail: a ref into another
+// namespace needs a ReferenceGrant from fromKind in fromNS to the kind as
+// written (none under referenceGrantMode Off), then a Backend must be
+// named without a port, then the backend is looked up: a Service must
+// exist and expose the port, a Backend must exist, any other kind is
+// unknown.
 func backendRefProblem(env *policy.Env, fromKind, fromNS string, ref backendRef) string {
 	m := env.Model
 	ns := ref.namespace
 	if ns == "" {
 		ns = fromNS
 	}
-	target := model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}
-	switch ref.gk {
-	case serviceKind:
+	isBackend := ref.gk == model.GroupKind{Group: Group, Kind: KindBackend}
+	target := model.ObjectRefTo{Group: ref.gk.Group, Kind: ref.gk.Kind, Namespace: ns, Name: ref.name}
+	if !m.GrantAllowsBy(grants(env.Config), Group, fromKind, fromNS, target) {
+		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
+	}
+	// a Backend defines its own port (its IR's is 0): a ref giving one is
+	// refused before the lookup, as a route's backendRef to it is
+	if isBackend && ref.port != nil {
+		return fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", ref.name, KindBackend)
+	}
+	switch {
+	case ref.gk == serviceKind:
 		svc := m.Service(ns, ref.name)
 		if svc == nil {
 			return fmt.Sprintf("backend Service %s/%s not found", ns, ref.name)
@@ -302,24 +314,15 @@ func backendRefProblem(env *policy.Env, fromKind, fromNS string, ref backendRef)
 		if ref.port != nil && !svc.HasPort(*ref.port) && svc.Spec.Type != "ExternalName" {
 			return fmt.Sprintf("backend Service %s/%s has no port %d", ns, ref.name, *ref.port)
 		}
-	case model.GroupKind{Group: Group, Kind: KindBackend}:
+	case isBackend:
 		if _, ok := m.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
 			return fmt.Sprintf("backend %s %s/%s not found", KindBackend, ns, ref.name)
 		}
-		// a Backend defines its own port (its IR's is 0): a ref giving
-		// one is refused, as a route's backendRef to it is
-		if ref.port != nil {
-			return fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", ref.name, KindBackend)
-		}
-		target = model.ObjectRefTo{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}
 	default:
 		// kgateway resolves a backendRef by its group and kind among
 		// the backends it indexes (core Services, its Backends); any
 		// other pair is an unknown backend kind.
 		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
-	}
-	if !m.GrantAllowsBy(grants(env.Config), Group, fromKind, fromNS, target) {
-		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
 	}
 	return ""
 }
