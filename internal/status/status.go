@@ -510,11 +510,20 @@ func capAncestors(as []Ancestor, max int, rep policy.AncestorReport) []Ancestor 
 		ref  AncestorRef
 		ctrl string
 	}
-	kept := map[entry]bool{}
+	// counted, not marked: two equal entries, one inside the cut and one
+	// past it, keep one, so never more than max remain
+	kept := map[entry]int{}
 	for _, a := range byName[:max] {
-		kept[entry{a.AncestorRef, a.ControllerName}] = true
+		kept[entry{a.AncestorRef, a.ControllerName}]++
 	}
-	return slices.DeleteFunc(as, func(a Ancestor) bool { return !kept[entry{a.AncestorRef, a.ControllerName}] })
+	return slices.DeleteFunc(as, func(a Ancestor) bool {
+		e := entry{a.AncestorRef, a.ControllerName}
+		if kept[e] == 0 {
+			return true
+		}
+		kept[e]--
+		return false
+	})
 }
 
 // writtenKey is an ancestor as policy.AncestorReport.KeepByName orders it.

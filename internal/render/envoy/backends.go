@@ -187,10 +187,10 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 	// Before any field is merged in: the fields a backend of the other
 	// protocol leaves out (merge.ProtocolVerdict), out of the cluster and
 	// of its metadata alike.
-	leftOutOf := gb.protocolLeftOut(name, c, own)
+	leftOutOf := gb.protocolLeftOut(name, own)
 	for i, p := range own {
 		if !gb.opt.MergeKeyCompat {
-			md = gb.addOriginsExcept(md, p, leftOutOf[i])
+			md = gb.addOriginsExcept(md, p, leftOutOf.of(i))
 		}
 		r, ok := p.Kind.(policy.Renderer)
 		if !ok || len(p.Invalid) > 0 {
@@ -198,7 +198,7 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 		}
 		for _, f := range p.Fields {
 			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "", false)
-			applies := !leftOutOf[i][f.Key]
+			applies := !leftOutOf.of(i)[f.Key]
 			if rf.failBody != "" && applies {
 				return leftOut, rf.failBody
 			}
@@ -398,13 +398,21 @@ const (
 	fromOtherRoute
 )
 
+// routeKindOf is the bit of a route that is a GRPCRoute or not.
+func routeKindOf(grpc bool) routeKindBits {
+	if grpc {
+		return fromGRPCRoute
+	}
+	return fromOtherRoute
+}
+
 // clusterPortName is the name of the Service port a Service cluster is
 // built for ("" for other clusters and unnamed ports): policies naming
 // the port (sectionName) configure that cluster only — unless only
 // GRPCRoutes send to it and the target's controller builds their
 // backends without the port's name (Target.BackendPortName).
 func (gb *gatewayBuild) clusterPortName(cluster string) string {
-	ns, svc, port, ok := serviceOfCluster(cluster)
+	ns, svc, port, ok := serviceOfCluster(gb.originCluster(cluster))
 	if !ok {
 		return ""
 	}
@@ -597,37 +605,21 @@ func rawBuffer() *corev3.TransportSocket {
 }
 
 // protocolLeftOut is, per point of own, the fields merge's verdict
-// leaves out of cluster name (merge.Result.FieldProtocolOn, the
-// protocol its controller decides for the backend and port), nil where
-// none is. A cluster whose backend's protocol that verdict cannot name
-// (a rule's copy of a Service's cluster, a target that does not decide
-// it so) speaks what its own options say, which follow the same
-// decision. c is read before any policy's field is merged in.
-func (gb *gatewayBuild) protocolLeftOut(name string, c *clusterv3.Cluster, own merge.Points) []map[string]bool {
-	var out []map[string]bool
-	ownOptions := ""
+// leaves out of cluster name (merge.Result.FieldProtocolOn: the protocol
+// its controller decides for the backend and port; a rule's copy of a
+// backend's cluster is judged on the port of the cluster it copies,
+// originCluster). nil where no field is left out, the common case.
+func (gb *gatewayBuild) protocolLeftOut(name string, own merge.Points) protocolLeftOuts {
+	var out protocolLeftOuts
 	k := gb.clusterBackend[name]
-	_, _, port, isService := serviceOfCluster(name)
-	copied := k.Group == "" && k.Kind == "Service" && !isService
+	_, _, port, _ := serviceOfCluster(gb.originCluster(name))
 	for i, p := range own {
 		for _, f := range p.Fields {
-			var v merge.ProtocolVerdict
-			if copied {
-				v.Only = p.Kind.Spec().FieldProtocol(f.Key)
-			} else {
-				v = gb.res.FieldProtocolOn(p.Kind, f.Key, k, port)
-			}
-			if v.Only != "" && v.Speaks == "" {
-				if ownOptions == "" {
-					ownOptions = clusterProtocol(c)
-				}
-				v.Speaks = ownOptions
-			}
-			if !v.LeftOut() {
+			if !gb.res.FieldProtocolOn(p.Kind, f.Key, k, port).LeftOut() {
 				continue
 			}
 			if out == nil {
-				out = make([]map[string]bool, len(own))
+				out = make(protocolLeftOuts, len(own))
 			}
 			if out[i] == nil {
 				out[i] = map[string]bool{}
@@ -635,22 +627,19 @@ func (gb *gatewayBuild) protocolLeftOut(name string, c *clusterv3.Cluster, own m
 			out[i][f.Key] = true
 		}
 	}
-	if out == nil {
-		return make([]map[string]bool, len(own))
-	}
 	return out
 }
 
-// clusterProtocol is the upstream protocol a cluster speaks:
-// policy.ClusterHTTP2 where its HTTP protocol options say HTTP/2,
-// policy.ClusterHTTP1 otherwise.
-func clusterProtocol(c *clusterv3.Cluster) string {
-	o := &upstreamhttpv3.HttpProtocolOptions{}
-	if a := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(o) == nil &&
-		o.GetExplicitHttpConfig().GetHttp2ProtocolOptions() != nil {
-		return policy.ClusterHTTP2
+// protocolLeftOuts is, per point, the keys of the fields left out of a
+// cluster for its backend's protocol; nil when none is.
+type protocolLeftOuts []map[string]bool
+
+// of is point i's left-out fields (nil: none).
+func (l protocolLeftOuts) of(i int) map[string]bool {
+	if l == nil {
+		return nil
 	}
-	return policy.ClusterHTTP1
+	return l[i]
 }
 
 // finishHTTPOptions: upstream HTTP protocol options must name the

@@ -135,11 +135,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	c := gb.cluster(op.name)
 	if op.backend != nil {
 		gb.clusterBackend[op.name] = *op.backend
-		if op.grpc {
-			gb.routeKinds[op.name] |= fromGRPCRoute
-		} else {
-			gb.routeKinds[op.name] |= fromOtherRoute
-		}
+		gb.routeKinds[op.name] |= routeKindOf(op.grpc)
 	}
 	if op.http2 {
 		setHTTP2(c, gb.target.UpstreamHTTP2)

@@ -561,6 +561,10 @@ type gatewayBuild struct {
 	merged map[string][]*clusterv3.Cluster
 	// clusterBackend: the backend object a cluster is built for.
 	clusterBackend map[string]model.Key
+	// clusterOrigin: the backend cluster a rule's copy was made from (a
+	// copy of a copy names the first), whose port the copy's backend
+	// policies and protocol are judged on (originCluster).
+	clusterOrigin map[string]string
 	// routeKinds: which kinds of route send to a backend cluster
 	// (clusterPortName reads it under Target.GRPCBackendsWholeService).
 	routeKinds map[string]routeKindBits
@@ -582,7 +586,7 @@ type gatewayBuild struct {
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{},
 		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, leftOut: map[string]string{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}, routeKinds: map[string]routeKindBits{}, templates: map[string]bool{}, referenced: map[string]bool{},
+		clusterBackend: map[string]model.Key{}, clusterOrigin: map[string]string{}, routeKinds: map[string]routeKindBits{}, templates: map[string]bool{}, referenced: map[string]bool{},
 		unrouted: map[string]bool{}, index: b.built}
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)

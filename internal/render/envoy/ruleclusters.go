@@ -145,7 +145,7 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, l *topology.Listen
 			Backend: ref, Backends: backends, Own: len(own) > 0})
 		replaced(*have)
 		vb.clusters = append(vb.clusters, clusterOp{name: name, of: *have, settings: slices.Concat(settings, own), metadata: md,
-			retarget: func(n string) { *have = n }})
+			grpc: rt.Kind == "GRPCRoute", retarget: func(n string) { *have = n }})
 		*have = name
 	}
 	refs := vb.forwardedRefs(e)
@@ -225,7 +225,20 @@ func (gb *gatewayBuild) ruleCluster(op clusterOp) {
 	}
 	if k, ok := gb.clusterBackend[op.of]; ok {
 		gb.clusterBackend[c.Name] = k
+		gb.clusterOrigin[c.Name] = gb.originCluster(op.of)
+		gb.routeKinds[c.Name] |= routeKindOf(op.grpc)
 	}
+}
+
+// originCluster is the backend cluster a rule's cluster copies (itself
+// for any other): a copy is named for its rule, not its backend's port,
+// and that port decides which of the backend's policies reach it
+// (BackendPoints.ForPort) and the protocol they are judged for.
+func (gb *gatewayBuild) originCluster(name string) string {
+	if o, ok := gb.clusterOrigin[name]; ok {
+		return o
+	}
+	return name
 }
 
 // settingsHash names a rule cluster's variant: 8 hex digits of the

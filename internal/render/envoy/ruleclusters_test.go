@@ -182,3 +182,55 @@ spec:
 		})
 	}
 }
+
+// TestRuleClusterKeepsItsPortsPolicies: a rule's own cluster copies its
+// backend's cluster, and the backend's policies that name the port
+// (sectionName) reach the copy as they reach the backend's cluster: the
+// copy is judged on the port of the cluster it copies, not on its own
+// name, which names the rule (before: a BackendTLSPolicy on the https
+// port was lost as soon as a route's policy shaped the rule's cluster,
+// the copy taking only the whole Service's policies). Envoy Gateway
+// resolves a BackendTLSPolicy per backendRef, matching sectionName to the
+// port's name (backendtlspolicy.go: getBackendTLSPolicy), whatever other
+// settings the route's cluster takes.
+func TestRuleClusterKeepsItsPortsPolicies(t *testing.T) {
+	route := egGateway("infra", egHTTP80) + egService("infra", "web", "{name: https, port: 443}", "{name: http, port: 80}") +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: web, port: %d}]}]\n"
+	btls := func(section string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: \"\", kind: Service, name: web, sectionName: " + section + "}]\n" +
+			"  validation: {wellKnownCACertificates: System, hostname: web.example.com}\n"
+	}
+	const shaping = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: shape, namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n  timeout: {tcp: {connectTimeout: 7s}}\n"
+	for _, tc := range []struct {
+		name    string
+		port    int
+		section string
+		shaped  bool
+		tls     bool
+	}{
+		{"the backend's cluster, the port's policy", 443, "https", false, true},
+		{"the rule's copy, the port's policy", 443, "https", true, true},
+		{"the rule's copy, another port's policy", 80, "https", true, false},
+		{"the rule's copy of the other port, its own port's policy", 80, "http", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			input := egClass + fmt.Sprintf(route, tc.port) + btls(tc.section)
+			if tc.shaped {
+				input += shaping
+			}
+			gw := renderInline(t, input, "envoygateway")
+			if len(gw.Clusters) != 1 {
+				t.Fatalf("%d clusters, want the rule's one: %v", len(gw.Clusters), clusterNames(gw))
+			}
+			c := gw.Clusters[0]
+			if got := c.GetConnectTimeout().AsDuration().String() == "7s"; got != tc.shaped {
+				t.Errorf("cluster %s: connect timeout %v, shaped by the route's policy: %v", c.Name, c.GetConnectTimeout(), tc.shaped)
+			}
+			if got := c.GetTransportSocket() != nil; got != tc.tls {
+				t.Errorf("cluster %s: TLS %v, want %v", c.Name, got, tc.tls)
+			}
+		})
+	}
+}
