@@ -104,7 +104,7 @@ func runLint(o *lintOptions) error {
 // error compileForReport found, nil when none.
 func (o *lintOptions) report(c *pipeline.Compiled, inputErr error) (err error) {
 	defer trace.StartRegion(context.Background(), "lint").End()
-	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
+	in := &lint.Input{Result: c.Result, ControllerName: c.Config.ControllerName, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	// Render's findings and lint's own rules both only read the
 	// compiled input: one runs while the other does.
 	var extra []diag.Diagnostic

@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/status"
@@ -107,6 +109,58 @@ func tooManyAncestors(in *Input) []diag.Diagnostic {
 		}
 	}
 	return out
+}
+
+// statusReplaced (GWP309) reports a policy whose status, as status
+// computes it (status.Policies), holds the entries of more than one
+// controller, one of which writes a policy's status whole
+// (policy.Controller.ReplacesPolicyStatus).
+func statusReplaced(in *Input) []diag.Diagnostic {
+	r := in.Result
+	var out []diag.Diagnostic
+	for i, st := range status.Policies(r, status.Options{ControllerName: in.ControllerName}) {
+		var writers []string
+		for _, a := range st.Ancestors {
+			if !slices.Contains(writers, a.ControllerName) {
+				writers = append(writers, a.ControllerName)
+			}
+		}
+		if len(writers) < 2 {
+			continue
+		}
+		slices.Sort(writers)
+		title := func(name string) string {
+			if c, ok := r.Registry.Controller(name); ok && c.Title != "" {
+				return c.Title
+			}
+			return name
+		}
+		for _, w := range writers {
+			if c, ok := r.Registry.Controller(w); !ok || !c.ReplacesPolicyStatus {
+				continue
+			}
+			var all, others []string
+			for _, o := range writers {
+				all = append(all, title(o))
+				if o != w {
+					others = append(others, title(o)+"'s")
+				}
+			}
+			p := r.Policies.Policies[i]
+			out = append(out, p.Diag(StatusReplacedByOneWriter.Code, 0, "spec",
+				"the status of %s holds entries of %s; %s writes the status whole, its own ancestors alone, so after each of its writes the cluster shows none of %s until they write again: which verdicts a reader sees depends on which controller wrote last",
+				p.ID(), andList(all), title(w), andList(others)))
+		}
+	}
+	return out
+}
+
+// andList joins names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // whyNoParent explains a route with no parent entry at all: no parentRefs,

@@ -29,6 +29,10 @@ type Rule struct {
 // Input is what rules read.
 type Input struct {
 	Result *merge.Result
+	// ControllerName is the controller status reports for (config
+	// controllerName); "": the registry's default. The rules that read
+	// the policies' statuses (GWP309) read them as status does.
+	ControllerName string
 	// Stage are the findings the pipeline stages already made (decode,
 	// attach, policy validation) and Extra those of other views (render's
 	// capability check); rules for those codes select from them.

@@ -41,6 +41,9 @@ var (
 	ClusterFromFirstListener = diag.Rule{Code: "GWP308", Name: "cluster-from-first-listener", Severity: diag.Warning,
 		Title: "a policy's cluster settings do not reach a route rule's cluster on a later listener",
 		Doc:   "The controller builds a route rule's cluster once per Gateway, from the rule's route on the first listener serving it (it names the cluster after the rule and adds no later cluster of that name), and the rule's routes on every other listener send to that cluster. A policy on a later listener (or one merging there) that sets cluster settings — timeouts on the connection, load balancing, circuit breakers, health checks — has none of them on that rule's traffic, although its status says Accepted and its route settings (a request timeout) apply; explain shows whose settings the cluster has. Set the cluster settings where the first listener's route takes them (a policy on that listener, the Gateway or the route), or attach the route through one listener."}
+	StatusReplacedByOneWriter = diag.Rule{Code: "GWP309", Name: "status-replaced-by-one-writer", Severity: diag.Warning,
+		Title: "a policy's status holds several controllers' entries, and one of them replaces the whole status when it writes",
+		Doc:   "Several controllers report one policy — a Gateway API BackendTLSPolicy on a Service that Gateways of different controllers route to — each writing its ancestors into the same status, and one of them writes the status whole: it replaces every entry with its own, dropping the ancestors the others wrote, which come back only when they write again. gwpol's status shows every controller's entries, as the cluster holds them after a controller that keeps the others' entries wrote last; after the replacing controller's write the cluster shows its entries alone. Which one a reader sees depends on which controller wrote last, so a check of the policy's status on the cluster (kubectl wait, a CI gate) can miss the verdict of a controller that refuses it. Read each controller's verdict with gwpol status, or route the Service through one controller's Gateways."}
 	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
 		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
@@ -61,6 +64,7 @@ func ownRules() []Rule {
 		{FieldNotForBackendProtocol, protocolMismatches},
 		{FieldOverriddenAcrossFamilies, overriddenAcrossFamilies},
 		{ClusterFromFirstListener, clusterFromFirst},
+		{StatusReplacedByOneWriter, statusReplaced},
 		{PolicyNoEffect, noEffect},
 	}
 }

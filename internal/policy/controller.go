@@ -117,6 +117,15 @@ type Controller struct {
 	// reason (HAPTIC's ApplyGatewayPolicyConditions). False: the broken
 	// rules' reason replaces it.
 	RuleConditionsOverTrue bool
+	// ReplacesPolicyStatus: when the controller writes a policy's
+	// status it replaces the whole status with its own entries, dropping
+	// the ancestors other controllers wrote (Envoy Gateway clears the
+	// status it reads and sets the one it computed). Where several
+	// controllers report one policy (a Gateway API BackendTLSPolicy on a
+	// Service each one's routes send to), the status holds the others'
+	// entries only until this controller writes again (GWP309). False:
+	// it keeps the entries whose controllerName is not its own.
+	ReplacesPolicyStatus bool
 	// ClearsPartiallyInvalid: on a route whose status as written in the
 	// input already has a PartiallyInvalid condition (on any parent), the
 	// controller writes PartiallyInvalid False when no rule is partially

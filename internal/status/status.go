@@ -322,22 +322,34 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
+	rep.Policies = append(rep.Policies, Policies(r, opt)...)
+	rep.Objects = objectStatuses(r.Attach.Objects)
+	rep.GatewayClasses = gatewayClassStatuses(g)
+	return rep
+}
+
+// Policies are the policies' statuses of the report (Report.Policies),
+// one for each of r.Policies.Policies, in that order: every controller's
+// ancestors of each. Compute and lint (GWP309) read them from here.
+func Policies(r *merge.Result, opt Options) []Policy {
+	if opt.ControllerName == "" {
+		opt.ControllerName = r.Registry.DefaultController().Name
+	}
+	out := make([]Policy, 0, len(r.Policies.Policies))
 	idx := usesIndex(r)
 	own := ownStatuses(r)
 	for _, p := range r.Policies.Policies {
 		if as, ok := own[p]; ok {
-			rep.Policies = append(rep.Policies, kindStatus(g, p, as, opt))
+			out = append(out, kindStatus(r.Graph, p, as, opt))
 			continue
 		}
 		st := policyStatus(r, p, idx[p], opt)
 		if fa := r.Attach.ForeignAncestors[p]; fa != nil {
 			st = withForeign(st, p, fa, r.Registry.AncestorReport(p.Kind))
 		}
-		rep.Policies = append(rep.Policies, st)
+		out = append(out, st)
 	}
-	rep.Objects = objectStatuses(r.Attach.Objects)
-	rep.GatewayClasses = gatewayClassStatuses(g)
-	return rep
+	return out
 }
 
 // ownRouteStatus are the conditions a controller writes on the parent p

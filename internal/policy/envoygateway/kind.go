@@ -459,6 +459,14 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// Gateway meet; HTTP listeners on a port share one.
 	GatewayMergeProtocols: []string{"HTTPS"},
 	TLSOptions:            tlsOptions,
+	// The provider clears a policy's status before translation
+	// (provider/kubernetes/controller.go: processBackendTLSPolicies and
+	// its siblings, `Status = gwapiv1.PolicyStatus{}`), and the status
+	// updater writes the translator's status in place of the object's
+	// (provider/kubernetes/status.go: the BackendTLSPolicy subscriber's
+	// mutator, `Status: *valCopy`): other controllers' ancestors do not
+	// survive its write.
+	ReplacesPolicyStatus: true,
 	// A route rule's cluster is named after the rule alone
 	// (gatewayapi route.go: irRouteDestinationName), and the xDS
 	// translator adds a cluster once per name: addXdsCluster returns
