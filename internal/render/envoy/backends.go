@@ -217,6 +217,9 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 		if c.Metadata == nil {
 			c.Metadata = &corev3.Metadata{FilterMetadata: md}
 		} else {
+			if c.Metadata.FilterMetadata == nil {
+				c.Metadata.FilterMetadata = map[string]*structpb.Struct{}
+			}
 			for k, v := range md {
 				c.Metadata.FilterMetadata[k] = v
 			}
