@@ -156,8 +156,10 @@ type envoyRoute struct {
 	vhost *routev3.VirtualHost
 	rc    *routev3.RouteConfiguration
 	// vars are the route's namespace, name and rule name, which render
-	// fills into a stat prefix's {{ }} variables per route.
-	vars [3]string
+	// fills into a stat prefix's {{ }} variables per route, and
+	// statSegments the target's Target.StatPrefixSegments.
+	vars         [3]string
+	statSegments bool
 	// clusters are its Gateway's clusters, by name.
 	clusters map[string]*clusterv3.Cluster
 	// site is the route as a kind's per-route fragments see it
@@ -426,7 +428,7 @@ type claim struct {
 // explained fields.
 func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, er envoyRoute, tgt envoy.Target, where string, gaps map[string][]string) int {
 	t.Helper()
-	er.vars = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}
+	er.vars, er.statSegments = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}, tgt.StatPrefixSegments
 	er.site = policy.RouteSite{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Rule: rule.Index, RuleName: rule.Name, Match: -1,
 		Gateway: policy.GatewayName{Namespace: l.Gateway.Namespace, Name: l.Gateway.Name}, Listener: string(l.Name)}
 	if l.Set != nil {
@@ -644,7 +646,7 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 	}
 	if want := (&routev3.Route{}); fragmentPart(fr.TypedRoute, want) {
 		if want.StatPrefix != "" {
-			want.StatPrefix = envoy.ExpandRouteVars(want.StatPrefix, er.vars[0], er.vars[1], er.vars[2])
+			want.StatPrefix = envoy.StatPrefixOf(want.StatPrefix, er.vars[0], er.vars[1], er.vars[2], er.statSegments)
 		}
 		want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 			if skip[string(fd.Name())] {

@@ -127,6 +127,12 @@ type FieldSpec struct {
 	// whose timeouts the Gateway API defines, and it defines none for
 	// GRPCRoutes).
 	NotOnGRPCRoutes bool
+	// ForwardingOnly: the field's route settings reach only a route that
+	// forwards (one with a route action): a redirect's route takes none
+	// of them (kgateway applies a TrafficPolicy's route tracing in the
+	// step that sets its route action fields, which skips a route without
+	// one, while its stat prefix reaches every route).
+	ForwardingOnly bool
 	// Cluster names the Envoy cluster setting a field on a backend
 	// configures (transport_socket, load_balancing_policy…): where two
 	// kinds' fields share one, the later kind's replaces the earlier's on

@@ -249,6 +249,11 @@ type Target struct {
 	// policy naming the port (sectionName) never reaches it, only the
 	// whole Service's do (BackendPortName).
 	GRPCBackendsWholeService bool
+	// StatPrefixSegments: a route's stat prefix, once its route variables
+	// are filled (a {{ rule_name }} of an unnamed rule is empty), keeps
+	// only its non-empty "."-separated segments, so no stat name gets a
+	// leading, doubled or trailing dot. Unset: written as filled.
+	StatPrefixSegments bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.

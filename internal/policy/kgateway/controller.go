@@ -101,7 +101,11 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// and writes the Gateway API filters as its built-in plugin does
 	// (krtcollections/builtin.go: translateStatusCode's 302 default,
 	// urlRewriteIr.apply, translatePathRewrite)
-	PathModifiersAsWritten: true, RedirectFound: true}
+	PathModifiersAsWritten: true, RedirectFound: true,
+	// and fills a TrafficPolicy statPrefix's route variables, then drops
+	// the empty "."-separated segments they leave (trafficpolicy/
+	// stat_prefix.go: applyStatPrefix → joinNonEmptyStatSegments, Z-row)
+	StatPrefixSegments: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is

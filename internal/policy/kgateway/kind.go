@@ -154,6 +154,9 @@ var spec = func() policy.KindSpec {
 		fs.FillsUnset = f.key == "timeouts"
 		// timeout_retry.go: applyTimeoutDefaults skips GRPCRoutes' routes
 		fs.NotOnGRPCRoutes = f.key == "timeouts"
+		// traffic_policy_plugin.go: handlePerRoutePolicies returns before
+		// its route tracing on a route without a RouteAction
+		fs.ForwardingOnly = f.key == "tracing"
 		fs.PerBackend = !routeLevel[f.key]
 		s.Fields = append(s.Fields, fs)
 	}

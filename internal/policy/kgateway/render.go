@@ -336,8 +336,15 @@ func (r *fieldRenderer) autoHostRewrite() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{
-		HostRewriteSpecifier: &routev3.RouteAction_AutoHostRewrite{AutoHostRewrite: wrapperspb.Bool(*v)}}}}, nil
+	ra := &routev3.RouteAction{}
+	if *v {
+		// kgateway writes the rewrite only when it is on: false is no
+		// setting, yet it still decides the field over a less specific
+		// level's true (trafficpolicy/traffic_policy_plugin.go:
+		// handlePerRoutePolicies, `enabled.GetValue()`)
+		ra.HostRewriteSpecifier = &routev3.RouteAction_AutoHostRewrite{AutoHostRewrite: wrapperspb.Bool(true)}
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
 }
 
 func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {

@@ -107,6 +107,9 @@ type rendered struct {
 	// notGRPC: at a less specific level, the field does not reach a
 	// GRPCRoute's routes (FieldSpec.NotOnGRPCRoutes).
 	notGRPC bool
+	// forwardOnly: the field's route settings reach only a route that
+	// forwards (FieldSpec.ForwardingOnly).
+	forwardOnly bool
 	// perRoute build what the field configures per route (perroute.go).
 	perRoute []perRouteFn
 	// contributors are the policies whose values the field is, for
@@ -284,6 +287,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 		rf.notGRPC = rf.notGRPC || (fs.Key == f.Key && fs.NotOnGRPCRoutes)
+		rf.forwardOnly = rf.forwardOnly || (fs.Key == f.Key && fs.ForwardingOnly)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -857,7 +857,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.defaultUpgrade(r, e, levels)
 	tuneMirrors(r, levels...)
 	vb.backendPerRoute(r, e.rule.Backends)
-	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
+	r.StatPrefix = vb.statPrefix(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e)), vhScope, rcScope)
 	if bf := vb.backendPerFilter; bf != nil {
@@ -1242,17 +1242,36 @@ func tuneMirrors(r *routev3.Route, levels ...*scoped) {
 // routeTemplate is a {{ variable }} in a route's stat prefix.
 var routeTemplate = regexp.MustCompile(`\{\{\s*(route_namespace|route_name|rule_name)\s*\}\}`)
 
-// expandRouteTemplate fills the route variables a policy kind's stat
-// prefix field may name (its API's syntax, whatever the target), per
-// route: a policy reaching many routes renders its prefix once, with the
-// variables still in it.
-func expandRouteTemplate(s string, e entry) string {
-	return ExpandRouteVars(s, e.att.Route.Meta.Namespace, e.att.Route.Meta.Name, e.rule.Name)
+// statPrefix fills the route variables a policy kind's stat prefix field
+// may name (its API's syntax, whatever the target), per route: a policy
+// reaching many routes renders its prefix once, with the variables still
+// in it. The target may then drop the empty segments they leave
+// (Target.StatPrefixSegments).
+func (vb *vhostBuild) statPrefix(s string, e entry) string {
+	return StatPrefixOf(s, e.att.Route.Meta.Namespace, e.att.Route.Meta.Name, e.rule.Name, vb.target.StatPrefixSegments)
 }
 
-// ExpandRouteVars fills {{ route_namespace }}, {{ route_name }} and
+// StatPrefixOf is the stat prefix s written on a route of the route
+// namespace/name, rule rule: its variables filled (expandRouteVars), and
+// with segments set, its empty "."-separated segments left out.
+func StatPrefixOf(s, namespace, name, rule string, segments bool) string {
+	s = expandRouteVars(s, namespace, name, rule)
+	if !segments || !strings.Contains(s, ".") {
+		return s
+	}
+	parts := strings.Split(s, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
+}
+
+// expandRouteVars fills {{ route_namespace }}, {{ route_name }} and
 // {{ rule_name }} (empty for an unnamed rule) in s.
-func ExpandRouteVars(s, namespace, name, rule string) string {
+func expandRouteVars(s, namespace, name, rule string) string {
 	if !strings.Contains(s, "{{") {
 		return s
 	}
@@ -1302,6 +1321,9 @@ func applyRouteMaps(r *routev3.Route, grpc bool, levels ...*scoped) {
 		for _, f := range s.fields {
 			if grpc && i > 0 && f.notGRPC {
 				continue
+			}
+			if f.forwardOnly && r.GetRoute() == nil {
+				continue // a redirect: the field configures forwarding routes only
 			}
 			// A field decided here hides the less specific levels' even
 			// when it renders nothing onto the route (a rule's own

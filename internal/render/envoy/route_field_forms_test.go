@@ -1,0 +1,175 @@
+package envoy_test
+
+import (
+	"testing"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// routeFieldsBase: one HTTP listener and an HTTPRoute with a named
+// forwarding rule (/named), an unnamed one (/unnamed) and an unnamed
+// redirect (/redirect).
+const routeFieldsBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgw
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - name: r0
+    matches: [{path: {type: PathPrefix, value: /named}}]
+    backendRefs: [{name: svc, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /unnamed}}]
+    backendRefs: [{name: svc, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /redirect}}]
+    filters: [{type: RequestRedirect, requestRedirect: {hostname: elsewhere.example}}]
+`
+
+// routeFieldsPolicy is a TrafficPolicy NAME on TARGET with SPEC (YAML
+// lines indented by two).
+func routeFieldsPolicy(name, target, spec string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: " + name +
+		", namespace: infra}\nspec:\n  targetRefs: [" + target + "]\n" + spec
+}
+
+// TestKgatewayRouteFieldForms: the edge forms of the TrafficPolicy fields
+// kgateway writes on the route itself, in shapes no public case has: a
+// stat prefix whose variables leave empty "."-separated segments (an
+// unnamed rule's {{ rule_name }}, a doubled dot), which kgateway drops
+// (stat_prefix.go: joinNonEmptyStatSegments), also on a redirect; route
+// tracing, which only a forwarding route takes (handlePerRoutePolicies
+// returns on a route without a RouteAction); autoHostRewrite false, which
+// writes nothing yet decides the field over the Gateway's true.
+func TestKgatewayRouteFieldForms(t *testing.T) {
+	const (
+		onRoute   = "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}"
+		onGateway = "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"
+	)
+	type want struct {
+		stat      string
+		tracing   bool
+		autoHost  string // "true", "false" (written false) or "" (not written)
+		forwards  bool
+		checkAuto bool
+	}
+	for _, tc := range []struct {
+		name     string
+		policies string
+		target   string
+		want     map[string]want // by path prefix
+	}{
+		{"stat prefix: variables leaving empty segments", routeFieldsPolicy("tp", onRoute,
+			"  statPrefix: \"{{ route_namespace }}.{{rule_name}}.{{ route_name }}.{{ rule_name }}\"\n"), "kgateway",
+			map[string]want{
+				"/named":    {stat: "infra.r0.web.r0", forwards: true},
+				"/unnamed":  {stat: "infra.web", forwards: true},
+				"/redirect": {stat: "infra.web"},
+			}},
+		{"stat prefix: leading, doubled and trailing dots", routeFieldsPolicy("tp", onRoute,
+			"  statPrefix: \".a..{{ rule_name }}.\"\n"), "kgateway",
+			map[string]want{
+				"/named":    {stat: "a.r0", forwards: true},
+				"/unnamed":  {stat: "a", forwards: true},
+				"/redirect": {stat: "a"},
+			}},
+		{"stat prefix: upstream Envoy's target writes it as filled", routeFieldsPolicy("tp", onRoute,
+			"  statPrefix: \"{{ route_name }}.{{ rule_name }}\"\n"), "envoy",
+			map[string]want{
+				"/named":   {stat: "web.r0", forwards: true},
+				"/unnamed": {stat: "web.", forwards: true},
+			}},
+		{"tracing: forwarding routes only", routeFieldsPolicy("tp", onRoute,
+			"  tracing: {randomSampling: 0, clientSampling: 50}\n"), "kgateway",
+			map[string]want{
+				"/named":    {tracing: true, forwards: true},
+				"/unnamed":  {tracing: true, forwards: true},
+				"/redirect": {},
+			}},
+		{"tracing: a Gateway's, forwarding routes only", routeFieldsPolicy("tp", onGateway,
+			"  tracing: {disable: {}}\n"), "kgateway",
+			map[string]want{
+				"/named":    {tracing: true, forwards: true},
+				"/redirect": {},
+			}},
+		{"autoHostRewrite false: nothing written", routeFieldsPolicy("tp", onRoute,
+			"  autoHostRewrite: false\n"), "kgateway",
+			map[string]want{"/named": {forwards: true, checkAuto: true}}},
+		{"autoHostRewrite true", routeFieldsPolicy("tp", onRoute,
+			"  autoHostRewrite: true\n"), "kgateway",
+			map[string]want{"/named": {autoHost: "true", forwards: true, checkAuto: true}}},
+		{"autoHostRewrite false on the route over the Gateway's true",
+			routeFieldsPolicy("gw", onGateway, "  autoHostRewrite: true\n") + routeFieldsPolicy("tp", onRoute, "  autoHostRewrite: false\n"), "kgateway",
+			map[string]want{"/named": {forwards: true, checkAuto: true}}},
+		{"autoHostRewrite false on the Gateway under the route's true",
+			routeFieldsPolicy("gw", onGateway, "  autoHostRewrite: false\n") + routeFieldsPolicy("tp", onRoute, "  autoHostRewrite: true\n"), "kgateway",
+			map[string]want{"/named": {autoHost: "true", forwards: true, checkAuto: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("fixture.yaml", []byte(routeFieldsBase+tc.policies), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := render(t, compile(t, &manifest.Set{Objects: objs}, policy.Config{}), envoy.Options{Target: tc.target})
+			routes := routesByPrefix(out)
+			for prefix, w := range tc.want {
+				r, ok := routes[prefix]
+				if !ok {
+					t.Fatalf("no route for %s", prefix)
+				}
+				if g := r.GetRoute() != nil; g != w.forwards {
+					t.Fatalf("%s: forwards %v, want %v", prefix, g, w.forwards)
+				}
+				if r.StatPrefix != w.stat {
+					t.Errorf("%s: stat prefix %q, want %q", prefix, r.StatPrefix, w.stat)
+				}
+				if g := r.Tracing != nil; g != w.tracing {
+					t.Errorf("%s: tracing %v, want %v", prefix, r.Tracing, w.tracing)
+				}
+				if w.checkAuto {
+					g := ""
+					if ah := r.GetRoute().GetAutoHostRewrite(); ah != nil {
+						g = map[bool]string{true: "true", false: "false"}[ah.GetValue()]
+					}
+					if g != w.autoHost {
+						t.Errorf("%s: auto_host_rewrite %q, want %q", prefix, g, w.autoHost)
+					}
+				}
+			}
+		})
+	}
+}
+
+// routesByPrefix are the rendered routes by the path prefix they match.
+func routesByPrefix(out *envoy.Output) map[string]*routev3.Route {
+	m := map[string]*routev3.Route{}
+	for _, g := range out.Gateways {
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					p := r.GetMatch().GetPathSeparatedPrefix()
+					if p == "" {
+						p = r.GetMatch().GetPrefix()
+					}
+					m[p] = r
+				}
+			}
+		}
+	}
+	return m
+}
