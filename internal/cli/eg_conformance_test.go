@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -160,7 +161,8 @@ func egGot(rep *status.Report) (policies, routes map[string]map[string]map[strin
 	for _, r := range rep.Routes {
 		key := r.Kind + "/" + r.Namespace + "/" + r.Name
 		for _, p := range r.Parents {
-			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
+			// expected.json names a parentRef written without a namespace by the route's
+			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: cmp.Or(p.ParentRef.Namespace, p.ResolvedNamespace), Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
 			if routes[key] == nil {
 				routes[key] = map[string]map[string][]string{}
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -47,7 +48,8 @@ func egGotMessages(rep *status.Report) map[string]map[string]map[string]map[stri
 	}
 	for _, r := range rep.Routes {
 		for _, p := range r.Parents {
-			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
+			// expected.json names a parentRef written without a namespace by the route's
+			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: cmp.Or(p.ParentRef.Namespace, p.ResolvedNamespace), Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
 			parent := ref.String()
 			if p.ParentRef.Port != 0 {
 				parent += fmt.Sprintf(":%d", p.ParentRef.Port)

@@ -233,6 +233,7 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 			// one's on its own terms); parents of other kinds stay
 			r.Parents = slices.DeleteFunc(slices.Clone(r.Parents), func(p status.RouteParent) bool {
 				ref := p.ParentRef
+				ref.Namespace = cmp.Or(ref.Namespace, p.ResolvedNamespace) // one written without resolves to the route's
 				switch {
 				case topology.IsListenerSetKind(ref.Group, ref.Kind) || ref.Group == "" && ref.Kind == "ListenerSet":
 					ls := sc.graph.ListenerSetOf(model.GroupKind{Group: cmp.Or(ref.Group, model.GatewayGroup), Kind: ref.Kind}, ref.Namespace, ref.Name)
@@ -291,7 +292,10 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 		var parents []string
 		for _, p := range r.Parents {
 			ref := p.ParentRef
-			name := ref.Kind + " " + ref.Namespace + "/" + ref.Name
+			name := ref.Kind + " " + ref.Name
+			if ref.Namespace != "" { // else written without one, as the controller writes it
+				name = ref.Kind + " " + ref.Namespace + "/" + ref.Name
+			}
 			if ref.SectionName != "" {
 				name += "#" + ref.SectionName
 			}

@@ -448,6 +448,10 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
 var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group},
+	// A route's status parentRef is the spec's as written, its namespace
+	// left out where the route's is (contexts.go: GetRouteParentContext,
+	// RouteParentStatus{ParentRef: forParentRef}).
+	ParentRefsAsWritten: true,
 	// Envoy Gateway applies these on a backendRef (a URLRewrite's
 	// hostname only) and refuses the backendRef for any other type
 	// (route_backends.go: backendRefFiltersProblem).

@@ -51,11 +51,49 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
-		if p.Gateway == nil && p.Declined != nil {
+		if p.Gateway == nil && p.Declined != nil || sharesEntry(rt, p) {
 			rv.verdict.Unreported = append(rv.verdict.Unreported, p.Index)
 		}
 	}
 	return rv.verdict
+}
+
+// sharesEntry reports whether parentRef p has no status entry of its
+// own: Envoy Gateway finds a parentRef's entry by the first entry whose
+// reference it counts equal (contexts.go: GetRouteParentContext,
+// IsParentRefEqual — group, kind and namespace defaulted, the name, the
+// sectionName, and the port only where both give a sectionName), so a
+// parentRef equal to an earlier one writes into the earlier's entry,
+// which names the earlier as written. The route's CRD tells them apart
+// as written (a namespace left out and the route's own differ), so both
+// are admitted.
+func sharesEntry(rt *topology.Route, p *topology.Parent) bool {
+	for _, q := range rt.Parents {
+		if q.Index >= p.Index {
+			return false
+		}
+		if sameParentRef(q.Ref, p.Ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameParentRef is IsParentRefEqual on two references topology
+// defaulted (group, kind and namespace set).
+func sameParentRef(a, b gwv1.ParentReference) bool {
+	if *a.Group != *b.Group || *a.Kind != *b.Kind || a.Name != b.Name || *a.Namespace != *b.Namespace {
+		return false
+	}
+	switch {
+	case a.SectionName == nil && b.SectionName == nil:
+		return true // the port is not compared
+	case a.SectionName == nil || b.SectionName == nil || *a.SectionName != *b.SectionName:
+		return false
+	case a.Port == nil || b.Port == nil:
+		return a.Port == nil && b.Port == nil
+	}
+	return *a.Port == *b.Port
 }
 
 // notAccepted words the Accepted=False condition of each parent the route
