@@ -100,16 +100,8 @@ func TestEnvoyGatewayTelemetryNotAccepted(t *testing.T) {
 				settings["envoyGateway.enableBackend"] = true
 			}
 			gw := gatewayStatus(t, compileWithSettings(t, base+tc.docs, settings), "gw")
-			var got []string
-			msg := ""
-			for _, c := range gw.Conditions {
-				got = append(got, c.Type+"="+c.Status+"/"+c.Reason)
-				if c.Type == "Accepted" && c.Status == "False" {
-					msg = c.Message
-				}
-			}
-			slices.Sort(got)
-			if strings.Join(got, " ") != tc.want {
+			got, msg := conditionsOf(gw.Conditions, "Accepted")
+			if got != tc.want {
 				t.Errorf("conditions %q, want %q", got, tc.want)
 			}
 			if msg != tc.message {
@@ -139,4 +131,121 @@ func gatewayStatus(t *testing.T, rep *status.Report, name string) *status.Gatewa
 	}
 	t.Fatalf("no status for Gateway %s", name)
 	return nil
+}
+
+// TestEnvoyGatewayGatewayTLS: a Gateway's own TLS references (spec.tls),
+// as Envoy Gateway reads them before its listeners (listener.go:
+// ProcessGatewayTLS): its ResolvedRefs (the last failure written
+// standing, else True), InsecureFrontendValidationMode for a validation
+// that resolves and allows an insecure fallback, and an HTTPS listener
+// refused for its port's (else the default) frontend validation whose CA
+// getCaCertsFromCARefs does not read (validate.go:
+// validateTLSConfiguration) — not a TLS listener, which takes none.
+func TestEnvoyGatewayGatewayTLS(t *testing.T) {
+	secretDoc := func(ns, name, data string) string {
+		return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + ns + "}\ntype: kubernetes.io/tls\ndata: " + data + "\n"
+	}
+	caDoc := func(ns, name string) string {
+		return "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: " + ns + "}\ndata: {ca.crt: x}\n"
+	}
+	gateway := func(tls string) string {
+		return egClassDoc + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+			"  tls:\n" + tls +
+			"  listeners:\n  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}\n" +
+			"  - {name: passthrough, protocol: TLS, port: 8443, tls: {mode: Passthrough}}\n" + secretDoc("infra", "cert", testTLS)
+	}
+	frontend := func(refs, mode string) string {
+		return "    frontend:\n      default:\n        validation: {caCertificateRefs: [" + refs + "]" + mode + "}\n"
+	}
+	const listenerOK = "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"
+	for _, tc := range []struct {
+		name, docs string
+		gateway    string // the Gateway's ResolvedRefs and InsecureFrontendValidationMode, "reason: message"
+		https      string // the HTTPS listener's conditions
+		httpsMsg   string // its ResolvedRefs message when False
+	}{
+		{name: "a frontend CA that resolves", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "")) + caDoc("infra", "ca"),
+			gateway: "ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway", https: listenerOK},
+		{name: "a frontend CA ConfigMap that is missing", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "")),
+			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: configmap ca not found in namespace infra",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateRef ResolvedRefs=False/InvalidCACertificateRef",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: configmap ca not found in namespace infra"},
+		{name: "a frontend CA in another namespace without a ReferenceGrant", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca, namespace: other}", "")) + caDoc("other", "ca"),
+			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: cross-namespace reference is not permitted by any ReferenceGrant for caCertificateRef /ca (kind: ConfigMap, namespace: other)",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/RefNotPermitted ResolvedRefs=False/RefNotPermitted",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: cross-namespace reference is not permitted by any ReferenceGrant for caCertificateRef /ca (kind: ConfigMap, namespace: other)"},
+		{name: "… and with one", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca, namespace: other}", "")) + caDoc("other", "ca") +
+			"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]\n  to: [{group: '', kind: ConfigMap}]\n",
+			gateway: "ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway", https: listenerOK},
+		{name: "no frontend CA reference of a kind it reads", docs: gateway(frontend("{group: example.com, kind: Vault, name: ca}", "")),
+			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateKind ResolvedRefs=False/InvalidCACertificateKind",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs"},
+		{name: "a port's entry without a validation turns the failing default off there", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "") +
+			"      perPort: [{port: 443, tls: {}}]\n"),
+			gateway: "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: configmap ca not found in namespace infra", https: listenerOK},
+		{name: "a port's own failing validation", docs: gateway("    frontend:\n      default: {}\n      perPort: [{port: 443, tls: {validation: {caCertificateRefs: [{group: '', kind: Secret, name: gone}]}}}]\n"),
+			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get frontend CA certs for gateway: secret gone not found in namespace infra",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateRef ResolvedRefs=False/InvalidCACertificateRef",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: secret gone not found in namespace infra"},
+		{name: "an insecure fallback that resolves", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", ", mode: AllowInsecureFallback")) + caDoc("infra", "ca"),
+			gateway: "InsecureFrontendValidationMode=True/ConfigurationChanged: Gateway is using AllowInsecureFallback frontend validation mode. ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway",
+			https:   listenerOK},
+		{name: "an insecure fallback that does not resolve is no insecure mode", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", ", mode: AllowInsecureFallback")),
+			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: configmap ca not found in namespace infra",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateRef ResolvedRefs=False/InvalidCACertificateRef",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: configmap ca not found in namespace infra"},
+		{name: "a backend client certificate that resolves", docs: gateway("    backend: {clientCertificateRef: {name: client}}\n") + secretDoc("infra", "client", testTLS),
+			gateway: "ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway", https: listenerOK},
+		{name: "a backend client certificate of another kind", docs: gateway("    backend: {clientCertificateRef: {kind: ConfigMap, name: client}}\n"),
+			gateway: "ResolvedRefs=False/InvalidClientCertificateRef: Invalid backend client certificate reference for gateway: invalid client certificate reference kind: ConfigMap", https: listenerOK},
+		{name: "a backend client certificate in another namespace without a ReferenceGrant", docs: gateway("    backend: {clientCertificateRef: {name: client, namespace: other}}\n") + secretDoc("other", "client", testTLS),
+			gateway: "ResolvedRefs=False/RefNotPermitted: invalid cross-namespace reference to backend client certificate", https: listenerOK},
+		{name: "a backend client certificate Secret that is missing", docs: gateway("    backend: {clientCertificateRef: {name: client}}\n"),
+			gateway: "ResolvedRefs=False/InvalidClientCertificateRef: failed to get backend client certs for gateway", https: listenerOK},
+		{name: "a backend client certificate Secret without tls.key", docs: gateway("    backend: {clientCertificateRef: {name: client}}\n") + secretDoc("infra", "client", "{tls.crt: eA==}"),
+			gateway: "ResolvedRefs=False/InvalidClientCertificateRef: invalid backend client cert secret for gateway: secret infra/client must contain 'tls.crt' and 'tls.key' fields", https: listenerOK},
+		{name: "the frontend's and the backend's failures: the backend's, written last, stands", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "") + "    backend: {clientCertificateRef: {name: client}}\n"),
+			gateway:  "ResolvedRefs=False/InvalidClientCertificateRef: failed to get backend client certs for gateway",
+			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateRef ResolvedRefs=False/InvalidCACertificateRef",
+			httpsMsg: "Listener has invalid caCertificateRef for frontend TLS validation: configmap ca not found in namespace infra"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gw := gatewayStatus(t, compileWithSettings(t, tc.docs, nil), "gw")
+			var got []string
+			for _, c := range gw.Conditions {
+				if c.Type == "ResolvedRefs" || c.Type == "InsecureFrontendValidationMode" {
+					got = append(got, c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, " ") != tc.gateway {
+				t.Errorf("Gateway %q, want %q", got, tc.gateway)
+			}
+			for _, l := range gw.Listeners {
+				cs, msg := conditionsOf(l.Conditions, "ResolvedRefs")
+				want, wantMsg := tc.https, tc.httpsMsg
+				if l.Name == "passthrough" {
+					want, wantMsg = listenerOK, ""
+				}
+				if cs != want || msg != wantMsg {
+					t.Errorf("listener %s: %q (%q), want %q (%q)", l.Name, cs, msg, want, wantMsg)
+				}
+			}
+		})
+	}
+}
+
+// conditionsOf is cs as "Type=Status/Reason", sorted and joined by
+// spaces, and the message of the condition of type typ when it is False.
+func conditionsOf(cs []status.Condition, typ string) (summary, falseMsg string) {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Type+"="+c.Status+"/"+c.Reason)
+		if c.Type == typ && c.Status == "False" {
+			falseMsg = c.Message
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, " "), falseMsg
 }

@@ -278,28 +278,32 @@ func (p proxyConfig) routesToServices() bool {
 	return p.DecodeField("spec.routingType", &t) == nil && t == string(egv1a1.ServiceRoutingType)
 }
 
-// gatewayReport implements policy.Family.GatewayReport: a Gateway whose
-// EnvoyProxy's telemetry fails Envoy Gateway's walk is Accepted False
-// (InvalidParameters, processProxyObservability's message), and its
-// provider writes no Programmed on a Gateway not accepted
+// gatewayReport implements policy.Family.GatewayReport: what Envoy
+// Gateway writes on a Gateway it translates besides its listeners'
+// verdict, in its order — the Gateway's own TLS references
+// (ProcessGatewayTLS: ResolvedRefs, InsecureFrontendValidationMode,
+// gatewayTLSConditions), then its EnvoyProxy's telemetry: a walk that
+// fails makes the Gateway Accepted False (InvalidParameters,
+// processProxyObservability's message), and its provider writes no
+// Programmed on a Gateway not accepted
 // (provider/kubernetes/status.go: updateStatusForGateway); the listeners
 // keep their status and are served.
 func gatewayReport(env *policy.Env, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic) {
+	conds, ds := gatewayTLSConditions(env, gw)
 	w := walkTelemetry(env, gw)
 	if w.problem == "" {
-		return nil, nil
+		return conds, ds
 	}
 	msg := fmt.Sprintf("Invalid %s backendRefs in the referenced EnvoyProxy: %s", w.section, w.problem)
-	conds := []metav1.Condition{
-		{Type: "Accepted", Status: metav1.ConditionFalse, Reason: string(gwapiv1.GatewayReasonInvalidParameters), Message: msg},
-		{Type: "Programmed"}, // none written
-	}
+	conds = append(conds,
+		metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: string(gwapiv1.GatewayReasonInvalidParameters), Message: msg},
+		metav1.Condition{Type: "Programmed"}, // none written
+	)
 	o, ok := env.Model.Object(w.owner)
 	if !ok {
-		return conds, nil
+		return conds, ds
 	}
-	d := diag.Diagnostic{Code: LintGatewayTelemetryUnresolved.Code, Severity: LintGatewayTelemetryUnresolved.Severity, Object: o.Ref(), Field: w.path, Pos: o.FieldPos(w.path),
+	return conds, append(ds, diag.Diagnostic{Code: LintGatewayTelemetryUnresolved.Code, Severity: LintGatewayTelemetryUnresolved.Severity, Object: o.Ref(), Field: w.path, Pos: o.FieldPos(w.path),
 		Message: fmt.Sprintf("Gateway %s/%s is not accepted by Envoy Gateway (InvalidParameters): %s; its %s and the telemetry after it are not translated, its listeners and routes are served",
-			gw.Namespace, gw.Name, msg, w.section)}
-	return conds, []diag.Diagnostic{d}
+			gw.Namespace, gw.Name, msg, w.section)})
 }
