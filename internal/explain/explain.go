@@ -268,6 +268,9 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 func reportedNotes(gw *topology.Gateway) []string {
 	var out []string
 	for _, c := range gw.Reported {
+		if c.Status == "" {
+			continue // a condition it withdraws: it writes none of the type
+		}
 		out = append(out, fmt.Sprintf("Gateway %s/%s: %s reports it %s=%s (%s: %s); this listener is translated and served all the same",
 			gw.Namespace, gw.Name, gw.ControllerTitle(), c.Type, c.Status, c.Reason, c.Message))
 	}

@@ -328,7 +328,8 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 // withReported replaces each of cs by the condition of its type its
 // controller's status reporter writes on gw (Gateway.Reported), the last
 // of a type standing, as Kubernetes' SetStatusCondition sets them; a
-// reported condition of another type is added after them.
+// reported condition of another type is added after them, and one with
+// no Status withdraws cs's of its type (the reporter writes none).
 func withReported(gw *Gateway, cs []metav1.Condition) []metav1.Condition {
 	for _, r := range gw.Reported {
 		found := false
@@ -341,7 +342,7 @@ func withReported(gw *Gateway, cs []metav1.Condition) []metav1.Condition {
 			cs = append(cs, r)
 		}
 	}
-	return cs
+	return slices.DeleteFunc(cs, func(c metav1.Condition) bool { return c.Status == "" })
 }
 
 // refusedOnValidation: the listener's controller refuses it while it

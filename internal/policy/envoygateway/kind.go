@@ -514,7 +514,10 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	BackendGroups:  []string{"", serviceImport.Group, Group},
 	ObjectVerdicts: objectVerdicts,
 	Gateway:        gatewayVerdict,
-	ForeignJudges:  map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// processProxyObservability: a telemetry backend that does not
+	// resolve leaves the Gateway translated but not accepted.
+	GatewayReport: gatewayReport,
+	ForeignJudges: map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	// It reports a BackendTLSPolicy against the parentRefs and calling
 	// policies whose destinations it governs, Conflicted only beside an
 	// earlier one with the same target key (backendtls_status.go).

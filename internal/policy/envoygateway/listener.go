@@ -279,9 +279,14 @@ func (e *egListener) validateTLS(g *topology.Graph, m *model.Model) bool {
 			valid = false
 		}
 	}
-	if e.l.Protocol == gwv1.HTTPSProtocolType || e.l.Protocol == gwv1.TLSProtocolType {
-		if _, ok, reason, msg := g.FrontendCAs(e.l); !ok {
-			msg = "Listener has invalid caCertificateRef for frontend TLS validation: " + msg
+	// The Gateway's frontend validation is given to its HTTPS listeners
+	// only (listener.go: ProcessGatewayTLS), its CA read by
+	// getCaCertsFromCARefs (frontendCAProblem).
+	if e.l.Protocol == gwv1.HTTPSProtocolType {
+		env := &policy.Env{Model: m, Config: e.cfg}
+		if problem := listenerFrontendProblem(env, e.l.Gateway.Gateway, e.l.Port); problem != "" {
+			reason := frontendCAReason(problem)
+			msg := "Listener has invalid caCertificateRef for frontend TLS validation: " + problem
 			e.set("ResolvedRefs", false, reason, msg)
 			e.set("Programmed", false, reason, msg)
 			e.set("Accepted", false, "NoValidCACertificate", msg)
