@@ -4,7 +4,6 @@ package envoygateway
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -95,14 +94,17 @@ func backendJWKS(r *egv1a1.RemoteJWKS, written writtenAt, cluster string) (remot
 	return remote, "", nil
 }
 
-// jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy:
-// the number of retries, the back-off and the triggers (joined).
+// jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy,
+// as Envoy Gateway builds a retry of a call no route makes
+// (buildNonRouteRetryPolicy): the number of retries, the back-off and
+// the triggers (retryTriggerList), its default triggers where none are
+// given.
 func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string, error) {
 	const at = "remoteJWKS.backendSettings.retry"
 	if k := unrenderedFields(written, r, "numRetries", "retryOn", "perRetry"); k != "" {
 		return nil, at + "." + k, nil
 	}
-	rp := &corev3.RetryPolicy{}
+	rp := &corev3.RetryPolicy{RetryOn: retryDefaultOn}
 	if r.NumRetries != nil {
 		if *r.NumRetries < 0 {
 			return nil, "", fmt.Errorf("%s.numRetries: %d is negative", at, *r.NumRetries)
@@ -113,14 +115,12 @@ func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string,
 		if len(on.HTTPStatusCodes) > 0 {
 			return nil, at + ".retryOn.httpStatusCodes", nil
 		}
-		for i, t := range on.Triggers {
-			if !slices.Contains(retryTriggers, string(t)) {
-				return nil, "", fmt.Errorf("%s.retryOn.triggers[%d]: unknown trigger %q", at, i, t)
-			}
-			if i > 0 {
-				rp.RetryOn += ","
-			}
-			rp.RetryOn += string(t)
+		triggers, err := retryTriggerList(on.Triggers, at+".retryOn.triggers")
+		if err != nil {
+			return nil, "", err
+		}
+		if triggers != "" {
+			rp.RetryOn = triggers
 		}
 	}
 	if pr := r.PerRetry; pr != nil {
