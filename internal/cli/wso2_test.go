@@ -758,6 +758,33 @@ spec:
     - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: elsewhere}}]
       backendRefs: [{name: cart, port: 8080}]
 `, "spec.rules[0].filters[0].extensionRef.name", `APIPolicy "elsewhere" spec.targetRef must name this HTTPRoute (shop/store)`},
+		// apiPolicyTargetRefMatchesHTTPRoute compares the namespace too:
+		// a targetRef naming the route by name in another namespace is
+		// not this route's (before hap42 gwpol compared the name alone)
+		{"an APIPolicy ExtensionRef whose targetRef names this route's name in another namespace", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: pinned}}]
+      backendRefs: [{name: cart, port: 8080}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: pinned, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store, namespace: warehouse}
+  policies: [{name: cors, version: v1}]
+`, "spec.rules[0].filters[0].extensionRef.name", `APIPolicy "pinned" spec.targetRef must name this HTTPRoute (shop/store)`},
+		{"an APIPolicy ExtensionRef whose targetRef names this route with its namespace: built", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: pinned}}]
+      backendRefs: [{name: cart, port: 8080}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: pinned, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store, namespace: shop}
+  policies: [{name: cors, version: v1}]
+`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
