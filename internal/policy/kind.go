@@ -28,7 +28,7 @@ package policy
 //	DeepResetter      merge, explain: a value a deep merge records alone as the field's origin, dropping those merged before it
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
-//	PortScoper        merge (Effective), explain: fields that apply on one listener port only
+//	PortScoper        merge (mergeLevel, Effective), explain: fields that apply on one listener port only, and the parts of a port's entry
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
@@ -268,10 +268,21 @@ type DeepResetter interface {
 
 // PortScoper is implemented by kinds some of whose fields apply on the
 // listeners of one port only (kgateway's ListenerPolicy perPort): there
-// such a field replaces all the kind's fields for every port.
+// such fields replace all the kind's fields for every port.
+//
+// A port's fields are its entry (perPortPolicy[80]), which the first
+// policy to set the port brings whole, and the entry's parts
+// (perPortPolicy[80].httpSettings.serverName), each a field of its own
+// through which a later policy fills what the entry leaves unset. merge
+// keeps a part only where a policy other than the entry's owns it: the
+// owner's own parts are already in its entry (kgateway's mergePerPort
+// records a later policy's settings under the part's key only).
 type PortScoper interface {
 	// FieldPort is the port a field applies on, 0 for every port.
 	FieldPort(key string) int32
+	// PortEntry is, for a part of a port's entry, the entry's key; ""
+	// for any other field.
+	PortEntry(key string) string
 }
 
 // WholeOverrider is implemented by kinds whose policy at a more specific
