@@ -254,6 +254,16 @@ type Target struct {
 	// only its non-empty "."-separated segments, so no stat name gets a
 	// leading, doubled or trailing dot. Unset: written as filled.
 	StatPrefixSegments bool
+	// AnswersKeepPolicies: a rule a policy answers itself (policy.Answerer,
+	// a direct response in place of forwarding) keeps the other policies'
+	// configuration beside the answer — their per-filter configuration
+	// and the filters in the chain (an external authorization still
+	// checks the request before it is answered), the route-level settings
+	// a route without a route action takes (a stat prefix) — as a
+	// controller that applies every policy of the rule in one pass, the
+	// answer only setting the route's action, does. Unset: the answer
+	// alone, with the rule's merge metadata.
+	AnswersKeepPolicies bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
