@@ -291,11 +291,11 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 	for _, r := range rep.Routes {
 		var parents []string
 		for _, p := range r.Parents {
+			// the summary names the parent's namespace always: a
+			// reference written without one resolves to the route's
+			// (the YAML and JSON keep it as the controller writes it)
 			ref := p.ParentRef
-			name := ref.Kind + " " + ref.Name
-			if ref.Namespace != "" { // else written without one, as the controller writes it
-				name = ref.Kind + " " + ref.Namespace + "/" + ref.Name
-			}
+			name := ref.Kind + " " + cmp.Or(ref.Namespace, p.ResolvedNamespace) + "/" + ref.Name
 			if ref.SectionName != "" {
 				name += "#" + ref.SectionName
 			}
