@@ -25,6 +25,7 @@ func TestEnvoyGatewayRouteParentsAsWritten(t *testing.T) {
 			"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 8080}]}\n"
 	}
 	route := func(parentRefs string) string { return routeOn(base, parentRefs, "") }
+	grpc := func(docs string) string { return strings.Replace(docs, "kind: HTTPRoute", "kind: GRPCRoute", 1) }
 	// a.example.com: only listener a's hostname
 	hosted := func(parentRefs string) string { return routeOn(named, parentRefs, "  hostnames: [a.example.com]\n") }
 	const ok = "Accepted=True ResolvedRefs=True"
@@ -76,6 +77,14 @@ func TestEnvoyGatewayRouteParentsAsWritten(t *testing.T) {
 			want: []string{"-/gw:80 Accepted=False/NoMatchingListenerHostname ResolvedRefs=True"}},
 		{name: "one without listeners last, one sharing no hostname: the hostname check comes after",
 			docs: hosted("[{name: gw, port: 81}, {name: gw, port: 82}]"),
+			want: []string{"-/gw:81 Accepted=False/NoMatchingListenerHostname ResolvedRefs=True"}},
+		// a GRPCRoute's hostnames are checked only while the entry says
+		// Accepted True
+		{name: "a GRPCRoute: one without listeners last, one sharing no hostname: no hostname check",
+			docs: grpc(hosted("[{name: gw, port: 81}, {name: gw, port: 82}]")),
+			want: []string{"-/gw:81 Accepted=False/NoMatchingParent ResolvedRefs=True"}},
+		{name: "a GRPCRoute: the last one's listeners admit it, another's share no hostname",
+			docs: grpc(hosted("[{name: gw, port: 81}, {name: gw, port: 80}]")),
 			want: []string{"-/gw:81 Accepted=False/NoMatchingListenerHostname ResolvedRefs=True"}},
 	}
 	for _, tc := range tests {

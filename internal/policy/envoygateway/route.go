@@ -71,7 +71,8 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 // for each in turn, so the last one's listeners decide Accepted; then
 // each one's hostname check (processHTTPRouteParentRefs and its
 // siblings) may turn it False, NoMatchingListenerHostname, which
-// nothing after turns back.
+// nothing after turns back — on a GRPCRoute only while it says Accepted
+// True (processGRPCRouteParentRefs checks the entry first).
 func (rv *routeValidation) sharedEntries() {
 	rt := rv.rt
 	done := map[int]bool{}
@@ -91,7 +92,10 @@ func (rv *routeValidation) sharedEntries() {
 			continue
 		}
 		says := group[len(group)-1]
-		if k := slices.IndexFunc(group, func(q *topology.Parent) bool { return q.Reason == "NoMatchingListenerHostname" }); k >= 0 {
+		// processGRPCRouteParentRefs skips the hostname check once the
+		// entry says Accepted False
+		listenersRefuse := says.Reason == "NoMatchingParent" || says.Reason == "NotAllowedByListeners"
+		if k := slices.IndexFunc(group, func(q *topology.Parent) bool { return q.Reason == "NoMatchingListenerHostname" }); k >= 0 && !(rt.Kind == "GRPCRoute" && listenersRefuse) {
 			says = group[k]
 		}
 		if says != p {
