@@ -121,12 +121,7 @@ func egExtraMutants(docs []egDoc) []egMutant {
 // gets, what each says, and which parentRef names it.
 func (g *egGen) parentRefTwins(r egDoc) {
 	id, ns := egID(r), egNamespace(r)
-	list, _ := egSpec(r)["parentRefs"].([]any)
-	for i, e := range list {
-		pr, _ := e.(map[string]any)
-		if pr == nil {
-			continue
-		}
+	egEachParentRef(r, func(i int, pr map[string]any) {
 		twin := func(label string, before bool, f func(tw map[string]any)) {
 			g.add(egEdit("parentref-twin", fmt.Sprintf("%s parentRefs[%d] %s", id, i, label), id, func(d egDoc) {
 				spec := egSpec(d)
@@ -166,7 +161,7 @@ func (g *egGen) parentRefTwins(r egDoc) {
 			}))
 		}
 		if _, ok := pr["sectionName"]; ok {
-			continue
+			return
 		}
 		name, _ := pr["name"].(string)
 		ports := []any{1}
@@ -183,7 +178,7 @@ func (g *egGen) parentRefTwins(r egDoc) {
 				twin(fmt.Sprintf("twin on port %v (before: %v)", port, before), before, func(tw map[string]any) { tw["port"] = port })
 			}
 		}
-	}
+	})
 }
 
 // backendTLSAdded: BackendTLSPolicies added on the Service the input's
