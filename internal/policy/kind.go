@@ -466,6 +466,11 @@ type RouteVerdict struct {
 	// Unreported are the parents (parentRef indexes) the controller
 	// writes no status for.
 	Unreported []int
+	// SharedStatus is, for a parent (parentRef index) whose status entry
+	// holds the conditions the controller decides for another parent, that
+	// other's index (Envoy Gateway: one entry for the parentRefs it counts
+	// equal, named by the first, the later ones Unreported).
+	SharedStatus map[int]int
 	// NotAccepted is, per parent the route does not attach to (parentRef
 	// index), the Accepted condition the controller writes there: False in
 	// its own words, with the Gateway API's reason topology decided, or

@@ -306,7 +306,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 				continue // the controller writes no status for this parent
 			}
 			if v != nil {
-				conds = verdictConditions(rt, p, v)
+				cp := p
+				if q, ok := v.SharedStatus[p.Index]; ok && parentAt(rt, q) != nil {
+					cp = parentAt(rt, q)
+				}
+				conds = verdictConditions(rt, cp, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
@@ -1019,6 +1023,16 @@ type use struct {
 	// by is the policy that took the target, where the use is
 	// usedOverridden on a backend one policy wins.
 	by *policy.Policy
+}
+
+// parentAt is rt's parent of parentRef index i, nil when there is none.
+func parentAt(rt *topology.Route, i int) *topology.Parent {
+	for _, p := range rt.Parents {
+		if p.Index == i {
+			return p
+		}
+	}
+	return nil
 }
 
 // parentRefOf is the reference a route's status names parent p by, as

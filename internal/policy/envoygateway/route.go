@@ -51,32 +51,60 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
-		if p.Gateway == nil && p.Declined != nil || sharesEntry(rt, p) {
+		if p.Gateway == nil && p.Declined != nil {
 			rv.verdict.Unreported = append(rv.verdict.Unreported, p.Index)
 		}
 	}
+	rv.sharedEntries()
 	return rv.verdict
 }
 
-// sharesEntry reports whether parentRef p has no status entry of its
-// own: Envoy Gateway finds a parentRef's entry by the first entry whose
-// reference it counts equal (contexts.go: GetRouteParentContext,
-// IsParentRefEqual — group, kind and namespace defaulted, the name, the
-// sectionName, and the port only where both give a sectionName), so a
-// parentRef equal to an earlier one writes into the earlier's entry,
-// which names the earlier as written. The route's CRD tells them apart
-// as written (a namespace left out and the route's own differ), so both
-// are admitted.
-func sharesEntry(rt *topology.Route, p *topology.Parent) bool {
-	for _, q := range rt.Parents {
-		if q.Index >= p.Index {
-			return false
+// sharedEntries: Envoy Gateway finds a parentRef's status entry by the
+// first entry whose reference it counts equal (contexts.go:
+// GetRouteParentContext, IsParentRefEqual — group, kind and namespace
+// defaulted, the name, the sectionName, and the port only where both
+// give a sectionName), so the parentRefs it counts equal share the
+// first's entry, which names the first as written; the route's CRD tells
+// them apart as written (a namespace left out and the route's own
+// differ; ports without a sectionName), so all are admitted. What the
+// entry says: route.go: processAllowedListenersForParentRefs resets it
+// for each in turn, so the last one's listeners decide Accepted; then
+// each one's hostname check (processHTTPRouteParentRefs and its
+// siblings) may turn it False, NoMatchingListenerHostname, which
+// nothing after turns back — on a GRPCRoute only while it says Accepted
+// True (processGRPCRouteParentRefs checks the entry first).
+func (rv *routeValidation) sharedEntries() {
+	rt := rv.rt
+	done := map[int]bool{}
+	for i, p := range rt.Parents {
+		if done[p.Index] || p.Gateway == nil {
+			continue
 		}
-		if sameParentRef(q.Ref, p.Ref) {
-			return true
+		group := []*topology.Parent{p}
+		for _, q := range rt.Parents[i+1:] {
+			if q.Gateway != nil && sameParentRef(p.Ref, q.Ref) {
+				group = append(group, q)
+				done[q.Index] = true
+				rv.verdict.Unreported = append(rv.verdict.Unreported, q.Index)
+			}
+		}
+		if len(group) == 1 {
+			continue
+		}
+		says := group[len(group)-1]
+		// processGRPCRouteParentRefs skips the hostname check once the
+		// entry says Accepted False
+		listenersRefuse := says.Reason == "NoMatchingParent" || says.Reason == "NotAllowedByListeners"
+		if k := slices.IndexFunc(group, func(q *topology.Parent) bool { return q.Reason == "NoMatchingListenerHostname" }); k >= 0 && !(rt.Kind == "GRPCRoute" && listenersRefuse) {
+			says = group[k]
+		}
+		if says != p {
+			if rv.verdict.SharedStatus == nil {
+				rv.verdict.SharedStatus = map[int]int{}
+			}
+			rv.verdict.SharedStatus[p.Index] = says.Index
 		}
 	}
-	return false
 }
 
 // sameParentRef is IsParentRefEqual on two references topology
