@@ -191,6 +191,11 @@ type Family struct {
 	// NoListenersNotValid: the controller refuses a Gateway with no
 	// listener at all (topology.Controller.NoListenersNotValid).
 	NoListenersNotValid bool
+	// ListenerSetConditions are the conditions the controller writes on
+	// a ListenerSet naming one of its Gateways
+	// (topology.Controller.ListenerSetConditions). Nil: the Gateway
+	// API's.
+	ListenerSetConditions func(s *topology.ListenerSet) []metav1.Condition
 	// UnwatchedRoutes says why the controller, under the deployment cfg,
 	// does not read routes of a kind at all ("" when it reads them):
 	// such a route attaches to none of its Gateways and takes no status
@@ -428,6 +433,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.AdmissionFirst = f.AdmissionFirst
 		tc.Grants = f.GrantsUnder(cfg)
 		tc.NoListenersNotValid = f.NoListenersNotValid
+		tc.ListenerSetConditions = f.ListenerSetConditions
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
 		}

@@ -249,3 +249,54 @@ func conditionsOf(cs []status.Condition, typ string) (summary, falseMsg string) 
 	slices.Sort(out)
 	return strings.Join(out, " "), falseMsg
 }
+
+// TestEnvoyGatewayListenerSetConditions: the conditions Envoy Gateway
+// writes on a ListenerSet (listenerset.go): refused by its Gateway
+// (not accepted whole, or not allowing the set's namespace) both False
+// with "Not Programmed"; attached, its Accepted from its listeners'
+// Accepted alone and its Programmed from their Programmed alone — all,
+// some or none. Shapes no public case has: a listener accepted but not
+// programmed, a refused parent, and a set under a Gateway its telemetry
+// leaves not accepted (its sets were attached before).
+func TestEnvoyGatewayListenerSetConditions(t *testing.T) {
+	gateway := func(extra string) string {
+		return egClassDoc + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n" + extra +
+			"  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n"
+	}
+	set := func(ns, listeners string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: ls, namespace: " + ns + "}\nspec:\n  parentRef: {name: gw, namespace: infra}\n  listeners:\n" + listeners
+	}
+	const plain = "  - {name: a, protocol: HTTP, port: 8080}\n"
+	const uncertified = "  - {name: s, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: gone}]}}\n"
+	for _, tc := range []struct{ name, docs, want string }{
+		{name: "every listener accepted and programmed", docs: gateway("") + set("infra", plain),
+			want: "Accepted=True/Accepted: All listeners are accepted; Programmed=True/Programmed: All listeners are programmed"},
+		{name: "a listener accepted but not programmed (its certificate Secret missing)", docs: gateway("") + set("infra", uncertified),
+			want: "Accepted=True/Accepted: All listeners are accepted; Programmed=False/ListenersNotValid: No listeners are programmed"},
+		{name: "… beside one that is", docs: gateway("") + set("infra", plain+uncertified),
+			want: "Accepted=True/Accepted: All listeners are accepted; Programmed=True/Programmed: Some listeners are not programmed"},
+		{name: "a namespace the Gateway does not allow", docs: gateway("") + set("apps", plain),
+			want: "Accepted=False/NotAllowed: ListenerSet attachment from namespace apps not allowed by Gateway infra/gw; Programmed=False/NotAllowed: Not Programmed"},
+		{name: "a Gateway Envoy Gateway refuses whole", docs: gateway("  addresses: [{type: NamedAddress, value: edge}]\n") + set("infra", plain),
+			want: "Accepted=False/ParentNotAccepted: Parent Gateway infra/gw not accepted; Programmed=False/Programmed: Not Programmed"},
+		{name: "a Gateway not accepted for its telemetry took its sets before", docs: strings.Replace(gateway(""), "spec: {controllerName: "+egController+"}",
+			"spec:\n  controllerName: "+egController+"\n  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: proxy, namespace: infra}", 1) +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: proxy, namespace: infra}\nspec:\n  telemetry:\n    tracing: {provider: {type: OpenTelemetry, backendRefs: [{name: gone, port: 4317}]}}\n" +
+			set("infra", plain),
+			want: "Accepted=True/Accepted: All listeners are accepted; Programmed=True/Programmed: All listeners are programmed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compileWithSettings(t, tc.docs, nil)
+			var got []string
+			for _, s := range rep.ListenerSets {
+				for _, c := range s.Conditions {
+					got = append(got, c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, "; ") != tc.want {
+				t.Errorf("ListenerSet %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -407,6 +407,9 @@ func (g *Graph) gatewayClass(name string) *model.GatewayClass {
 // ListenersNotValid, False on both when none of its listeners is valid and
 // on Accepted only (True) when some are; else Accepted and Programmed.
 func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
+	if s.own != nil {
+		return s.own(s)
+	}
 	if s.Parent == nil {
 		return []metav1.Condition{cond("Accepted", false, s.Reason, s.Message), cond("Programmed", false, s.Reason, s.Message)}
 	}

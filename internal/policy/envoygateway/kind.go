@@ -517,7 +517,9 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	// processProxyObservability: a telemetry backend that does not
 	// resolve leaves the Gateway translated but not accepted.
 	GatewayReport: gatewayReport,
-	ForeignJudges: map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// listenerset.go: processListenerSet, ProcessListenerSetStatus.
+	ListenerSetConditions: listenerSetConditions,
+	ForeignJudges:         map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	// It reports a BackendTLSPolicy against the parentRefs and calling
 	// policies whose destinations it governs, Conflicted only beside an
 	// earlier one with the same target key (backendtls_status.go).
