@@ -106,3 +106,16 @@ func TestServiceClusterParts(t *testing.T) {
 		})
 	}
 }
+
+// TestRoutingTypeAnyValue: a routingType Envoy Gateway does not name
+// (the CRD has no enum; IsServiceRouting falls back to the EnvoyProxy's
+// for it) renders to nothing, as Service and Endpoint do: no error, so
+// the routes it reaches forward.
+func TestRoutingTypeAnyValue(t *testing.T) {
+	for _, v := range []string{"Service", "Endpoint", "", "other"} {
+		rt := egv1a1.RoutingType(v)
+		if frags, err := renderRoutingType(&rt, policyName{}); err != nil || len(frags) != 0 {
+			t.Errorf("routingType %q: %v, %v; want nothing", v, frags, err)
+		}
+	}
+}
