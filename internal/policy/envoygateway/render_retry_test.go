@@ -60,7 +60,7 @@ func TestJWKSRetryAsEnvoyGatewayBuildsIt(t *testing.T) {
 		{"triggers out of order, one twice", &egv1a1.Retry{RetryOn: &egv1a1.RetryOn{Triggers: []egv1a1.TriggerEnum{"reset", "gateway-error", "5xx", "reset"}}}, "5xx,gateway-error,reset"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rp, part, err := jwksRetry(tt.r, writtenAt{})
+			rp, part, err := nonRouteRetry(tt.r, writtenAt{}, "remoteJWKS.backendSettings.retry")
 			if err != nil || part != "" {
 				t.Fatalf("part %q, error %v", part, err)
 			}

@@ -399,6 +399,19 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 			return rf
 		}
 	}
+	for i, fr := range frags {
+		if len(fr.TypedClusterParts) == 0 {
+			continue
+		}
+		shaped, err := b.shapeTypedClusters(fr)
+		if err != nil {
+			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; %s", gk.Kind, f.Key, err, failed))
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
+			return rf
+		}
+		frags[i] = shaped
+	}
 	for _, fr := range frags {
 		if fr.PerRoute != nil {
 			rf.perRoute = append(rf.perRoute, perRouteFn{build: fr.PerRoute, what: fmt.Sprintf("%s %s/%s field %s", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key)})
@@ -411,6 +424,49 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 		}
 	}
 	return rf
+}
+
+// shapeTypedClusters merges a fragment's cluster parts
+// (policy.Fragment.TypedClusterParts) into copies of each of its
+// clusters, as backendPolicies merges a backend's fields into its
+// cluster.
+func (b *builder) shapeTypedClusters(fr policy.Fragment) (policy.Fragment, error) {
+	out := make([]proto.Message, 0, len(fr.TypedClusters))
+	for _, m := range fr.TypedClusters {
+		c, ok := m.(*clusterv3.Cluster)
+		if !ok || c == nil {
+			return fr, fmt.Errorf("a cluster is a %T", m)
+		}
+		c = proto.Clone(c).(*clusterv3.Cluster)
+		for _, part := range fr.TypedClusterParts {
+			if err := checkFragment(policy.Fragment{Cluster: part.Cluster, ClusterOfType: part.ClusterOfType}); err != nil {
+				return fr, fmt.Errorf("cluster %s: %w", c.Name, err)
+			}
+			if part.Cluster != nil {
+				pc, ok := part.Cluster.(*clusterv3.Cluster)
+				if !ok {
+					return fr, fmt.Errorf("cluster settings are a %T, not a Cluster", part.Cluster)
+				}
+				b.mergeCluster(c, pc)
+			}
+			if part.ClusterOfType != nil {
+				pc, ok := part.ClusterOfType.(*clusterv3.Cluster)
+				if !ok || pc.GetClusterType() == nil {
+					return fr, fmt.Errorf("cluster settings of a type are a %T without a cluster type", part.ClusterOfType)
+				}
+				b.mergeClusterOfType(c, pc)
+			}
+		}
+		for _, part := range fr.TypedClusterParts {
+			if part.ClusterFinish != nil {
+				part.ClusterFinish(c)
+			}
+		}
+		finishHTTPOptions(c)
+		out = append(out, c)
+	}
+	fr.TypedClusters, fr.TypedClusterParts = out, nil
+	return fr, nil
 }
 
 // report adds a diagnostic once per policy, field and code.
