@@ -60,7 +60,7 @@ const maxFastKey = 1000
 // (pipeline.Predecode) would otherwise make all of them garbage, a third
 // of what a large run allocates (docs/performance.md, "…(perf42)").
 func eachDocument(file string, c chunk, text string, f func(*yaml.Node) (recycle bool, err error)) error {
-	p := parsers.Get().(*fastParser)
+	p := getParser()
 	defer p.release()
 	if docs, ok := p.chunkDocs(text); ok {
 		for _, d := range docs {
@@ -97,18 +97,43 @@ func eachDocument(file string, c chunk, text string, f func(*yaml.Node) (recycle
 	}
 }
 
-// parsers are fast readers with their scratch and spare slabs, reused
-// from chunk to chunk.
-var parsers = sync.Pool{New: func() any { return new(fastParser) }}
+// parsers are fast readers with their scratch and spare slabs, kept from
+// chunk to chunk (a few, one per loading goroutine): not in a sync.Pool,
+// which drops them at every other collection, when a new reader grows a
+// scratch of a chunk's size again (80 MB of garbage at 30k routes).
+var parsers struct {
+	sync.Mutex
+	free []*fastParser
+}
 
-// release returns the reader to parsers, unless one large stream (a
-// bundle of CRDs read whole) made its scratch too big to keep.
+func getParser() *fastParser {
+	parsers.Lock()
+	defer parsers.Unlock()
+	if n := len(parsers.free); n > 0 {
+		f := parsers.free[n-1]
+		parsers.free = parsers.free[:n-1]
+		return f
+	}
+	return new(fastParser)
+}
+
+// release keeps the reader for the next chunk, unless enough are kept
+// or one large stream (a bundle of CRDs read whole) made its scratch
+// too big to keep.
 func (f *fastParser) release() {
+	clear(f.docs) // the library's trees are not the reader's to keep
 	f.s, f.docs = "", f.docs[:0]
-	if cap(f.nodes) <= maxPooledNodes {
-		parsers.Put(f)
+	if cap(f.nodes) > maxPooledNodes {
+		return
+	}
+	parsers.Lock()
+	defer parsers.Unlock()
+	if len(parsers.free) < maxPooledParsers {
+		parsers.free = append(parsers.free, f)
 	}
 }
+
+const maxPooledParsers = 8
 
 const maxPooledNodes = 1 << 17
 
@@ -132,9 +157,15 @@ func (f *fastParser) chunkDocs(data string) ([]chunkDoc, bool) {
 	if strings.HasPrefix(data, "%") || strings.Contains(data, "\n%") || !linesAsLibrary(data) {
 		return nil, false
 	}
-	// The scratch holds every document of the chunk: sized once for it
-	// (a block document has about two nodes a line), then reused.
-	if n := 2*strings.Count(data, "\n") + 8; cap(f.nodes) < n {
+	// The scratch holds every document of the chunk: sized once for it,
+	// then reused. A line holds a node, or two for each ": " it has
+	// ("{name: a, port: 80}" on one line is five), which the estimate
+	// counts so that the scratch is not grown a quarter at a time (each
+	// step a copy: 45 MB of garbage at 30k routes when sized at two a
+	// line).
+	// A quarter more than this chunk needs, as the next chunks differ.
+	if n := strings.Count(data, "\n") + 2*strings.Count(data, ":") + 8; cap(f.nodes) < n {
+		n += n / 4
 		f.nodes, f.first, f.count, f.kids = make([]yaml.Node, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
 	}
 	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]

@@ -54,17 +54,7 @@ items:
 		"directive.yaml": []byte("%YAML 1.2\n---\napiVersion: v1\nkind: Service\nmetadata: {name: d}\n"),
 		"doc.json":       []byte(`{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j"}, "spec": {"ports": [{"port": 80}]}}`),
 	}
-	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		inputs[path] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addTestdata(t, inputs)
 	n, kept := 0, 0
 	for name, data := range inputs {
 		objs, _ := loadFile(name, data, Limits{}, nil)
@@ -103,17 +93,7 @@ items:
 // releasing every object, and every other one.
 func TestRecycledTreesChangeNothing(t *testing.T) {
 	inputs := map[string][]byte{"platform.yaml": benchgen.Platform(800)}
-	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		inputs[path] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addTestdata(t, inputs)
 	released := 0
 	for _, every := range []int{1, 2} {
 		for name, data := range inputs {
@@ -159,6 +139,22 @@ func TestRecycledTreesChangeNothing(t *testing.T) {
 	}
 	if released < 1000 {
 		t.Errorf("%d objects released: the inputs no longer cover recycling", released)
+	}
+}
+
+// addTestdata adds every YAML and JSON file under testdata/ to inputs.
+func addTestdata(t *testing.T, inputs map[string][]byte) {
+	t.Helper()
+	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		inputs[path] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
