@@ -552,10 +552,11 @@ type decoded struct {
 
 // refusals are the findings that leave an object out before it is
 // decoded: a name the API server refuses (GWP113), a list longer than
-// its CRD allows or a value outside its CRD's enum. They read the object's names as written (before
+// its CRD allows, a value outside its CRD's enum or a list entry's field
+// its CRD refuses (entryFindings). They read the object's names as written (before
 // namespace defaulting).
 func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, opt Options) []diag.Diagnostic {
-	return slices.Concat(nameFindings(o, gk, namespaced, reads, opt.Wildcards), limitFindings(o, gk, opt.ListLimits), enumFindings(o, gk, opt.Enums))
+	return slices.Concat(nameFindings(o, gk, namespaced, reads, opt.Wildcards), limitFindings(o, gk, opt.ListLimits), enumFindings(o, gk, opt.Enums), entryFindings(o, gk))
 }
 
 // Predecode decodes an object of a kind the model reads as Build will,
