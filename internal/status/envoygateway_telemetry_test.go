@@ -166,6 +166,9 @@ func TestEnvoyGatewayGatewayTLS(t *testing.T) {
 	}{
 		{name: "a frontend CA that resolves", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "")) + caDoc("infra", "ca"),
 			gateway: "ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway", https: listenerOK},
+		{name: "a frontend CA Secret whose ca.crt does not parse: read as bytes, the listener served", docs: gateway(frontend("{group: '', kind: Secret, name: ca}", "")) +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: bm90IGEgcGVt}\n",
+			gateway: "ResolvedRefs=True/ResolvedRefs: Successfully resolved all TLS references for the gateway", https: listenerOK},
 		{name: "a frontend CA ConfigMap that is missing", docs: gateway(frontend("{group: '', kind: ConfigMap, name: ca}", "")),
 			gateway:  "ResolvedRefs=False/InvalidParameters: Failed to get default frontend CA certs for gateway: configmap ca not found in namespace infra",
 			https:    "Accepted=False/NoValidCACertificate Programmed=False/InvalidCACertificateRef ResolvedRefs=False/InvalidCACertificateRef",

@@ -37,6 +37,13 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 	for i, l := range gw.Listeners {
 		ls[i] = &egListener{l: l, cfg: cfg}
 		l.DefaultALPN = nil
+		if l.Unserved == topology.UnservedTLS && topology.RefusedForCAs(l) {
+			// Envoy Gateway judges the frontend CAs by its own rule
+			// (listenerFrontendProblem: getCaCertsFromCARefs reads the
+			// CA's bytes and never parses them); the Gateway API's,
+			// which refuses a CA that does not parse, is not its verdict
+			l.Unserved = ""
+		}
 		ls[i].specValid = ls[i].validateSpec(g, g.Model)
 	}
 	protocolConflicts(ls)
@@ -74,6 +81,17 @@ func (e *egListener) unserveUnprogrammed() {
 		return
 	}
 	e.l.Unserved = topology.UnservedInvalid
+	if e.refusedForCAs() {
+		e.l.Unserved = topology.UnservedTLS // reported at the Gateway's frontend validation
+	}
+}
+
+// refusedForCAs: its verdict refuses it for its frontend validation's
+// CAs (Accepted False, NoValidCACertificate; topology.RefusedForCAs).
+func (e *egListener) refusedForCAs() bool {
+	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
+		return c.Type == "Accepted" && c.Status == string(metav1.ConditionFalse) && c.Reason == "NoValidCACertificate"
+	})
 }
 
 // programmed: its Programmed condition is True.
