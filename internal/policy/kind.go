@@ -24,6 +24,7 @@ package policy
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
+//	TargetRuleFielder  merge: … read as the render target serving the route reads them (Target.RuleTimeout)
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	DeepResetter      merge, explain: a value a deep merge records alone as the field's origin, dropping those merged before it
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
@@ -239,6 +240,15 @@ type RuleFielder interface {
 	// specific value remains in it (kgateway keeps a policy's stream-idle
 	// timeout when the rule sets its own request timeout).
 	Overlay(key string, over, under any) (effective any, underRemains bool)
+}
+
+// TargetRuleFielder is implemented by RuleFielders whose reading of a
+// rule's own values depends on the render target serving the route (a
+// target's RuleTimeout). merge calls RuleFieldsOn instead of RuleFields,
+// with the target of the one controller serving every Gateway of the
+// route; nil when there is none, or more than one.
+type TargetRuleFielder interface {
+	RuleFieldsOn(rt *model.Route, rule *model.Rule, cfg Config, t *Target) []RuleField
 }
 
 // Instancer is implemented by kinds some of whose fields each configure

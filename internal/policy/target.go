@@ -304,6 +304,12 @@ type Target struct {
 	// of a hundred, a fraction num*10^6/den millionths in integers
 	// (rounded down), neither every request (no runtime fraction).
 	MirrorFraction func(f *gwv1.HTTPRequestMirrorFilter) MirrorShare
+	// RuleTimeout is the route timeout the controller applies for an
+	// HTTPRoute rule's own timeouts ts, as a Go duration string; nil when
+	// it applies none. The kinds that translate a rule's timeouts
+	// (TargetRuleFielder) take it over their shared Gateway API reading
+	// on the routes the target alone serves. Nil: that shared reading.
+	RuleTimeout func(ts *gwv1.HTTPRouteTimeouts) *string
 	// ServiceHTTP2 decides whether the cluster of a Service port whose
 	// appProtocol is appProtocol ("" for none) speaks HTTP/2 upstream,
 	// for a GRPCRoute's backendRef or mirror (grpc) or another route's.
