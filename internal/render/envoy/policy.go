@@ -108,7 +108,7 @@ type rendered struct {
 	// GRPCRoute's routes (FieldSpec.NotOnGRPCRoutes).
 	notGRPC bool
 	// forwardOnly: the field's route settings reach only a route that
-	// forwards (FieldSpec.ForwardingOnly).
+	// forwards (merge.ForwardingOnly, the verdict explain reads too).
 	forwardOnly bool
 	// perRoute build what the field configures per route (perroute.go).
 	perRoute []perRouteFn
@@ -284,10 +284,11 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	for _, c := range f.Contributors {
 		rf.contributors = append(rf.contributors, c.Policy)
 	}
+	// merge's verdict: the field configures forwarding routes only
+	rf.forwardOnly = merge.ForwardingOnly(k, f.Key)
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 		rf.notGRPC = rf.notGRPC || (fs.Key == f.Key && fs.NotOnGRPCRoutes)
-		rf.forwardOnly = rf.forwardOnly || (fs.Key == f.Key && fs.ForwardingOnly)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
