@@ -254,6 +254,17 @@ type Target struct {
 	// only its non-empty "."-separated segments, so no stat name gets a
 	// leading, doubled or trailing dot. Unset: written as filled.
 	StatPrefixSegments bool
+	// EmptyStreamCluster, when set, is the cluster a served TCP, TLS or
+	// UDP listener with no route to serve still proxies to: a static
+	// cluster without endpoints, so every connection or datagram is
+	// dropped. Each port with such a TCP or TLS listener gets one TCP
+	// proxy filter chain named after the cluster (no server-name match, no
+	// TLS termination, the listener's own connection and TCP proxy
+	// settings), and each such UDP listener a UDP proxy to it, as a
+	// controller that must give Envoy a filter chain for every listener it
+	// writes does. Unset: such a listener is left out (Envoy takes no
+	// listener without filter chains).
+	EmptyStreamCluster string
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
