@@ -14,32 +14,17 @@ import (
 	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
-// emptyStreamGateway is a Gateway of the given listeners, with the
-// Service the routes below send to, of an Envoy Gateway class and the certificate a terminating
-// listener names.
+// emptyStreamGateway is a Gateway of Envoy Gateway's class with the
+// listeners given, the certificate a terminating listener names and the
+// Service the routes below send to.
 func emptyStreamGateway(listeners ...string) string {
 	cert, key := secrettest.KeyPair()
-	return `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - ` + strings.Join(listeners, "\n  - ") + `
----
-` + secrettest.SecretYAML("infra", "cert", "tls.crt", cert, "tls.key", key) + `type: kubernetes.io/tls
----
-apiVersion: v1
-kind: Service
-metadata: {name: one, namespace: infra}
-spec: {ports: [{port: 443}]}
-`
+	lines := make([]string, len(listeners))
+	for i, l := range listeners {
+		lines[i] = "  - " + l + "\n"
+	}
+	return egClass + egGateway("infra", lines...) + "---\n" + secrettest.SecretYAML("infra", "cert", "tls.crt", cert, "tls.key", key) +
+		"type: kubernetes.io/tls\n" + egService("infra", "one", "{port: 443}")
 }
 
 // describeEmptyStream describes a listener's chains: "name sni -> cluster",
