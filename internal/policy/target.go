@@ -265,6 +265,14 @@ type Target struct {
 	// writes does. Unset: such a listener is left out (Envoy takes no
 	// listener without filter chains).
 	EmptyStreamCluster string
+	// InvalidDropsStreamRoutes: a TCP or TLS listener that an invalid
+	// policy of a kind configuring such listeners reaches
+	// (StreamListenerConfigurer; the Gateway's, unless the listener's own
+	// policy of the kind replaces it there, or the listener's) serves none
+	// of its routes: the controller still writes the listener, with the
+	// empty chain where it has one (EmptyStreamCluster). Unset: the routes
+	// are served without the invalid policy.
+	InvalidDropsStreamRoutes bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.

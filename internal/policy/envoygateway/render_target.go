@@ -37,6 +37,11 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// processUDPListenerXdsTranslation; listener.go: addXdsTCPFilterChain
 	// with a route that has no TLS).
 	EmptyStreamCluster: emptyCluster,
+	// A ClientTrafficPolicy that fails on a TCP or TLS listener removes
+	// the listener's routes, so its connections go to EmptyCluster
+	// (clienttrafficpolicy.go: translateClientTrafficPolicyForListener,
+	// "tcpIR.Routes = nil").
+	InvalidDropsStreamRoutes: true,
 	// The stateful session filter a rule's sessionPersistence turns on
 	// sits after JWT authentication, before buffering and the extensions
 	// (xds translator httpfilters.go: newOrderedHTTPFilter).

@@ -2,6 +2,7 @@ package envoy_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 
 	udpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/udp/udp_proxy/v3"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
@@ -178,4 +181,53 @@ spec:
   parentRefs: [{name: gw, sectionName: %s}]
 %s  rules: [{backendRefs: [{name: one, port: 443}]}]
 `, kind, name, section, extra)
+}
+
+// TestInvalidPolicyDropsStreamRoutes (L38): a ClientTrafficPolicy Envoy
+// Gateway fails to translate on a TCP or TLS listener removes the
+// listener's routes, and the listener proxies to EmptyCluster
+// (clienttrafficpolicy.go: translateClientTrafficPolicyForListener,
+// "tcpIR.Routes = nil"): the Gateway's policy on every listener it
+// applies to, a listener's own on that listener only; a listener whose
+// own valid policy replaces the Gateway's invalid one keeps its route.
+// Each shape was checked against Envoy Gateway's translator.
+func TestInvalidPolicyDropsStreamRoutes(t *testing.T) {
+	ctp := func(name, section, bufferLimit string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw" + section + "}]\n  connection: {bufferLimit: " + bufferLimit + "}\n"
+	}
+	base := emptyStreamGateway("{name: tcp, protocol: TCP, port: 9000}", "{name: tcp2, protocol: TCP, port: 9001}") +
+		streamRouteEG("TCPRoute", "rt", "tcp", "") + streamRouteEG("TCPRoute", "rt2", "tcp2", "")
+	const served, empty = "kube_infra_one_443", "EmptyCluster"
+	cases := []struct {
+		name, policies string
+		want           map[string]string // listener → the cluster its chain proxies to
+	}{
+		{"the Gateway's invalid policy: no listener serves its route", ctp("g", "", "5Gi"),
+			map[string]string{"listener~9000": empty, "listener~9001": empty}},
+		{"a listener's invalid policy: that listener only", ctp("l", ", sectionName: tcp", "5Gi"),
+			map[string]string{"listener~9000": empty, "listener~9001": served}},
+		{"a listener's valid policy replaces the Gateway's invalid one there", ctp("g", "", "5Gi") + ctp("l", ", sectionName: tcp", "1Mi"),
+			map[string]string{"listener~9000": served, "listener~9001": empty}},
+		{"valid policies: every route served", ctp("g", "", "1Mi"),
+			map[string]string{"listener~9000": served, "listener~9001": served}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := compileInline(t, base+c.policies, policy.Config{})
+			out := render(t, res, envoy.Options{Target: "envoygateway"})
+			got := map[string]string{}
+			for _, l := range out.Gateways[0].Listeners {
+				tp := &tcpproxyv3.TcpProxy{}
+				fcs := l.FilterChains
+				if len(fcs) != 1 || fcs[0].Filters[len(fcs[0].Filters)-1].GetTypedConfig().UnmarshalTo(tp) != nil {
+					t.Fatalf("%s: want one tcp_proxy chain, got %v", l.Name, fcs)
+				}
+				got[l.Name] = tp.GetCluster()
+			}
+			if !maps.Equal(got, c.want) {
+				t.Errorf("clusters by listener\n got %v\nwant %v", got, c.want)
+			}
+		})
+	}
 }

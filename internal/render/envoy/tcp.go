@@ -63,9 +63,10 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 			md = s.metadata
 		}
 		served := false
+		dropped := gb.streamRoutesDropped(l)
 		for _, a := range l.StreamRoutes() {
-			if _, unserved := gb.res.Verdict(a.Route, gb.gw).Unserved(l); unserved {
-				continue // the controller refuses the route on this listener
+			if _, unserved := gb.res.Verdict(a.Route, gb.gw).Unserved(l); unserved || dropped {
+				continue // the controller refuses the route on this listener, or all of them
 			}
 			served = true
 			fc := gb.streamChain(listenerName, l, a, fields)
@@ -146,6 +147,46 @@ func proxyChain(name string, tp *tcpproxyv3.TcpProxy, fields []*rendered) *liste
 			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tp)},
 		}),
 	}
+}
+
+// streamRoutesDropped reports whether the target serves none of TCP or
+// TLS listener l's routes because an invalid policy of a kind that
+// configures such listeners reaches it (policy.Target.InvalidDropsStreamRoutes):
+// the listener's own, or the Gateway's where the controller applies it
+// on l.
+func (gb *gatewayBuild) streamRoutesDropped(l *topology.Listener) bool {
+	if !gb.target.InvalidDropsStreamRoutes || (l.Protocol != gwv1.TCPProtocolType && l.Protocol != gwv1.TLSProtocolType) {
+		return false
+	}
+	if lp := gb.res.Listener(l); lp != nil {
+		for _, p := range lp.Own {
+			if configuresStreams(p.Kind) && len(p.Invalid) > 0 {
+				return true // the Gateway's policy invalid on l alone, or l's own
+			}
+		}
+	}
+	gp := gb.res.Gateway(gb.gw)
+	if gp == nil {
+		return false
+	}
+	for _, p := range gp.Whole {
+		if !configuresStreams(p.Kind) {
+			continue
+		}
+		for _, c := range p.Invalid {
+			if gb.res.RejectedOn(c.Policy, l) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// configuresStreams reports whether a kind's policies configure TCP and
+// TLS listeners (policy.StreamListenerConfigurer).
+func configuresStreams(k policy.Kind) bool {
+	sc, ok := k.(policy.StreamListenerConfigurer)
+	return ok && sc.ConfiguresStreamListeners()
 }
 
 // awaitsStreamRoute reports whether the target gives a served TCP or TLS
@@ -292,7 +333,7 @@ func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32
 		}
 		var pts merge.Points
 		for _, p := range lp.Own {
-			if sc, ok := p.Kind.(policy.StreamListenerConfigurer); ok && sc.ConfiguresStreamListeners() {
+			if configuresStreams(p.Kind) {
 				pts = append(pts, p)
 			}
 		}
