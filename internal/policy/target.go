@@ -264,6 +264,25 @@ type Target struct {
 	// answer only setting the route's action, does. Unset: the answer
 	// alone, with the rule's merge metadata.
 	AnswersKeepPolicies bool
+	// EmptyStreamCluster, when set, is the cluster a served TCP, TLS or
+	// UDP listener with no route to serve still proxies to: a static
+	// cluster without endpoints, so every connection or datagram is
+	// dropped. Each port with such a TCP or TLS listener gets one TCP
+	// proxy filter chain named after the cluster (no server-name match, no
+	// TLS termination, the listener's own connection and TCP proxy
+	// settings), and each such UDP listener a UDP proxy to it, as a
+	// controller that must give Envoy a filter chain for every listener it
+	// writes does. Unset: such a listener is left out (Envoy takes no
+	// listener without filter chains).
+	EmptyStreamCluster string
+	// InvalidDropsStreamRoutes: a TCP or TLS listener that an invalid
+	// policy of a kind configuring such listeners reaches
+	// (StreamListenerConfigurer; the Gateway's, unless the listener's own
+	// policy of the kind replaces it there, or the listener's) serves none
+	// of its routes: the controller still writes the listener, with the
+	// empty chain where it has one (EmptyStreamCluster). Unset: the routes
+	// are served without the invalid policy.
+	InvalidDropsStreamRoutes bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
