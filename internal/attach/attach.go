@@ -247,7 +247,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	r.reportConflicts(g)
 	r.settleJudged(g, reg, set)
 	decided()
-	r.decideForeign(g, reg, set)
+	r.decideForeign(g, reg, set, env)
 	r.sortAll()
 	return r
 }
@@ -259,7 +259,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 // the ancestors by controller (ForeignAncestors), the rejections beside
 // the others (a target already rejected keeps its first verdict), the
 // findings.
-func (r *Result) decideForeign(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
+func (r *Result) decideForeign(g *topology.Graph, reg *policy.Registry, set *policy.Set, env *policy.Env) {
 	var byKind map[model.GroupKind][]*policy.Policy
 	var callers []*policy.Policy
 	for _, f := range reg.Families() {
@@ -285,7 +285,7 @@ func (r *Result) decideForeign(g *topology.Graph, reg *policy.Registry, set *pol
 			if len(ps) == 0 {
 				continue
 			}
-			d := f.ForeignStatuses[gk](ps, callers, g, own, func(rt *topology.Route) *policy.RouteVerdict { return r.Verdicts[rt][ctrl] })
+			d := f.ForeignStatuses[gk](env, ps, callers, g, own, func(rt *topology.Route) *policy.RouteVerdict { return r.Verdicts[rt][ctrl] })
 			r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
 			if r.ForeignAncestors == nil {
 				r.ForeignAncestors = map[*policy.Policy]map[string][]policy.AncestorStatus{}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -134,7 +135,10 @@ func sameConditions(a, b map[string][]string) bool {
 }
 
 // egGot flattens gwpol's report: object → ancestor → type → [status, reason].
-func egGot(rep *status.Report) (policies, routes map[string]map[string]map[string][]string) {
+// A route's parent written without a namespace is named by the route's, as
+// expected.json names it; asWritten (the oracle, which reads egctl's
+// references as written) names it without one.
+func egGot(rep *status.Report, asWritten bool) (policies, routes map[string]map[string]map[string][]string) {
 	policies, routes = map[string]map[string]map[string][]string{}, map[string]map[string]map[string][]string{}
 	conds := func(cs []status.Condition) map[string][]string {
 		out := map[string][]string{}
@@ -149,30 +153,40 @@ func egGot(rep *status.Report) (policies, routes map[string]map[string]map[strin
 			if policies[key] == nil {
 				policies[key] = map[string]map[string][]string{}
 			}
-			anc := a.AncestorRef.String()
-			if a.AncestorRef.Namespace == "" {
-				// eg_case.py names a reference written without a namespace Kind//name
-				anc = strings.Replace(anc, "/", "//", 1)
-			}
-			policies[key][anc] = conds(a.Conditions)
+			policies[key][egAncestorKey(a.AncestorRef)] = conds(a.Conditions)
 		}
 	}
 	for _, r := range rep.Routes {
 		key := r.Kind + "/" + r.Namespace + "/" + r.Name
 		for _, p := range r.Parents {
-			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
 			if routes[key] == nil {
 				routes[key] = map[string]map[string][]string{}
 			}
-			// expected.json names a parentRef with a port as …:PORT
-			parent := ref.String()
-			if p.ParentRef.Port != 0 {
-				parent += fmt.Sprintf(":%d", p.ParentRef.Port)
-			}
-			routes[key][parent] = conds(p.Conditions)
+			routes[key][egParentKey(p, asWritten)] = conds(p.Conditions)
 		}
 	}
 	return policies, routes
+}
+
+// egAncestorKey names a policy ancestor as eg_case.py does: a reference
+// written without a namespace is Kind//name.
+func egAncestorKey(a status.AncestorRef) string {
+	anc := a.String()
+	if a.Namespace == "" {
+		anc = strings.Replace(anc, "/", "//", 1)
+	}
+	return anc
+}
+
+// egParentKey names a route parent as expected.json does, Kind/ns/name,
+// #section, :port; one written without a namespace by the route's, or
+// with none (Kind//name) asWritten.
+func egParentKey(p status.RouteParent, asWritten bool) string {
+	ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName, Port: p.ParentRef.Port}
+	if !asWritten {
+		ref.Namespace = cmp.Or(ref.Namespace, p.ResolvedNamespace)
+	}
+	return egAncestorKey(ref)
 }
 
 // egDivergences reads testdata/eg-divergences.txt: "case: reason" for
@@ -223,7 +237,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 		}
 		c := families.Compile(set, egCaseConfig(t, dir))
 		rep := status.Compute(c.Result, status.Options{})
-		gotP, gotR := egGot(rep)
+		gotP, gotR := egGot(rep, false)
 		pbad := egCompare(exp.Policies, gotP, "policy")
 		rbad := egCompare(exp.Routes, gotR, "route")
 		var lbad []string

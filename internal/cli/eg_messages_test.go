@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -28,7 +27,7 @@ const egMessageDivergencesFile = "../../testdata/eg-message-divergences.txt"
 // egGotMessages is gwpol's report as egGot and egListeners key it, with
 // each condition's message: label ("policy", "route", "listener") →
 // object → ancestor → type → message.
-func egGotMessages(rep *status.Report) map[string]map[string]map[string]map[string]string {
+func egGotMessages(rep *status.Report, asWritten bool) map[string]map[string]map[string]map[string]string {
 	out := map[string]map[string]map[string]map[string]string{"policy": {}, "route": {}, "listener": {}}
 	add := func(label, key, anc string, cs []status.Condition) {
 		if out[label][key] == nil {
@@ -42,17 +41,12 @@ func egGotMessages(rep *status.Report) map[string]map[string]map[string]map[stri
 	}
 	for _, p := range rep.Policies {
 		for _, a := range p.Ancestors {
-			add("policy", p.Kind+"/"+p.Namespace+"/"+p.Name, a.AncestorRef.String(), a.Conditions)
+			add("policy", p.Kind+"/"+p.Namespace+"/"+p.Name, egAncestorKey(a.AncestorRef), a.Conditions)
 		}
 	}
 	for _, r := range rep.Routes {
 		for _, p := range r.Parents {
-			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
-			parent := ref.String()
-			if p.ParentRef.Port != 0 {
-				parent += fmt.Sprintf(":%d", p.ParentRef.Port)
-			}
-			add("route", r.Kind+"/"+r.Namespace+"/"+r.Name, parent, p.Conditions)
+			add("route", r.Kind+"/"+r.Namespace+"/"+r.Name, egParentKey(p, asWritten), p.Conditions)
 		}
 	}
 	for _, g := range rep.Gateways {
@@ -78,7 +72,7 @@ type egMessageDiff struct{ key, want, got string }
 // for its policies, routes and listeners with gwpol's, returning how many
 // it records and those that differ.
 func egCompareMessages(caseName string, exp egExpected, rep *status.Report) (total int, bad []egMessageDiff) {
-	got := egGotMessages(rep)
+	got := egGotMessages(rep, false)
 	for _, sec := range []struct {
 		label string
 		want  map[string][]egEntry

@@ -26,7 +26,8 @@ func egOracleMutants(docs []egDoc) []egMutant {
 // ("data"); a Service port's appProtocol and name varied ("port");
 // a policy number set at a percentage's edges — 1, 100, 101, and for
 // floats 0.0001 and 100.5 ("edge"); a RequestMirror's share varied
-// ("mirror").
+// ("mirror"); BackendTLSPolicies added ("btls-added", "btls-section");
+// a route's parentRef beside a twin ("parentref-twin").
 func egExtraMutants(docs []egDoc) []egMutant {
 	g := egGen{docs: docs, byKind: map[string][]egDoc{}}
 	for _, d := range docs {
@@ -103,7 +104,81 @@ func egExtraMutants(docs []egDoc) []egMutant {
 		g.backendTLSSections(p)
 	}
 	g.backendTLSAdded()
+	for _, kind := range egRouteKinds {
+		for _, r := range g.byKind[kind] {
+			g.parentRefTwins(r)
+		}
+	}
 	return g.out
+}
+
+// parentRefTwins: a route's parentRef beside a twin Envoy Gateway may
+// count the same parent (contexts.go: IsParentRefEqual) — its namespace
+// written where the original leaves it out or the other way round, before
+// and after it; without a sectionName, the twin on another port (each
+// listener's, one none has), in both orders — and the parentRef's own
+// namespace left out ("parentref-twin"): which status entries the route
+// gets, what each says, and which parentRef names it.
+func (g *egGen) parentRefTwins(r egDoc) {
+	id, ns := egID(r), egNamespace(r)
+	egEachParentRef(r, func(i int, pr map[string]any) {
+		twin := func(label string, before bool, f func(tw map[string]any)) {
+			g.add(egEdit("parentref-twin", fmt.Sprintf("%s parentRefs[%d] %s", id, i, label), id, func(d egDoc) {
+				spec := egSpec(d)
+				prs, _ := spec["parentRefs"].([]any)
+				if i >= len(prs) {
+					return
+				}
+				tw, _ := egClone(prs[i]).(map[string]any)
+				if tw == nil {
+					return
+				}
+				f(tw)
+				at := i + 1
+				if before {
+					at = i
+				}
+				spec["parentRefs"] = slices.Insert(slices.Clone(prs), at, any(tw))
+			}))
+		}
+		written, _ := pr["namespace"].(string)
+		toggle := func(tw map[string]any) {
+			if written != "" {
+				delete(tw, "namespace")
+			} else {
+				tw["namespace"] = ns
+			}
+		}
+		if written == "" || written == ns {
+			twin("twin with the namespace toggled after", false, toggle)
+			twin("twin with the namespace toggled before", true, toggle)
+		}
+		if written != "" {
+			g.add(egEdit("parentref-twin", fmt.Sprintf("%s parentRefs[%d] namespace removed", id, i), id, func(d egDoc) {
+				if pr := egAt(egSpec(d), "parentRefs", i); pr != nil {
+					delete(pr, "namespace")
+				}
+			}))
+		}
+		if _, ok := pr["sectionName"]; ok {
+			return
+		}
+		name, _ := pr["name"].(string)
+		ports := []any{1}
+		if gw := g.object("Gateway", egOr(written, ns), name); gw != nil {
+			ls, _ := egSpec(gw)["listeners"].([]any)
+			for _, l := range ls {
+				if lm, ok := l.(map[string]any); ok && lm["port"] != nil && !slices.Contains(ports, lm["port"]) {
+					ports = append(ports, lm["port"])
+				}
+			}
+		}
+		for _, port := range ports {
+			for _, before := range []bool{false, true} {
+				twin(fmt.Sprintf("twin on port %v (before: %v)", port, before), before, func(tw map[string]any) { tw["port"] = port })
+			}
+		}
+	})
 }
 
 // backendTLSAdded: BackendTLSPolicies added on the Service the input's

@@ -757,12 +757,7 @@ func egAt(m map[string]any, key string, i int) map[string]any {
 // name and namespace.
 func (g *egGen) parentRefs(r egDoc) {
 	id, ns := egID(r), egNamespace(r)
-	list, _ := egSpec(r)["parentRefs"].([]any)
-	for i, e := range list {
-		pr, _ := e.(map[string]any)
-		if pr == nil {
-			continue
-		}
+	egEachParentRef(r, func(i int, pr map[string]any) {
 		where := fmt.Sprintf("%s parentRefs[%d]", id, i)
 		set := func(label string, f func(pr map[string]any)) {
 			g.add(egEdit("parentref", where+" "+label, id, func(d egDoc) {
@@ -808,6 +803,17 @@ func (g *egGen) parentRefs(r egDoc) {
 				set("namespace="+other, func(pr map[string]any) { pr["namespace"] = other })
 				break
 			}
+		}
+	})
+}
+
+// egEachParentRef calls f with each parentRef of route r (an object) and
+// its index.
+func egEachParentRef(r egDoc, f func(i int, pr map[string]any)) {
+	list, _ := egSpec(r)["parentRefs"].([]any)
+	for i, e := range list {
+		if pr, _ := e.(map[string]any); pr != nil {
+			f(i, pr)
 		}
 	}
 }

@@ -448,11 +448,12 @@ type egctlRef struct {
 	Port        int    `json:"port"`
 }
 
-// String is the ref as expected.json writes it: kind Gateway and the
-// object's own namespace when unset, #section, :port.
-func (r egctlRef) String(ns string) string {
+// String is the ref as egGot names gwpol's asWritten: kind Gateway when
+// unset, the namespace as written (Kind//name without one), #section,
+// :port.
+func (r egctlRef) String() string {
 	kind := egOr(r.Kind, "Gateway")
-	s := kind + "/" + egOr(r.Namespace, ns) + "/" + r.Name
+	s := kind + "/" + r.Namespace + "/" + r.Name
 	if r.SectionName != "" {
 		s += "#" + r.SectionName
 	}
@@ -533,16 +534,16 @@ func egctlParse(raw egctlRaw) egctlResult {
 			if slices.Contains(egRouteKinds, kind) {
 				entries := []egEntry{}
 				for _, p := range o.Status.Parents {
-					entries = append(entries, egEntry{Parent: p.ParentRef.String(ns), Conditions: egctlConditions(p.Conditions)})
-					keep(key, p.ParentRef.String(ns), p.Conditions)
+					entries = append(entries, egEntry{Parent: p.ParentRef.String(), Conditions: egctlConditions(p.Conditions)})
+					keep(key, p.ParentRef.String(), p.Conditions)
 				}
 				res.Routes[key] = entries
 				continue
 			}
 			entries := []egEntry{}
 			for _, a := range o.Status.Ancestors {
-				entries = append(entries, egEntry{Ancestor: a.AncestorRef.String(ns), Conditions: egctlConditions(a.Conditions)})
-				keep(key, a.AncestorRef.String(ns), a.Conditions)
+				entries = append(entries, egEntry{Ancestor: a.AncestorRef.String(), Conditions: egctlConditions(a.Conditions)})
+				keep(key, a.AncestorRef.String(), a.Conditions)
 			}
 			res.Policies[key] = entries
 		}
@@ -607,11 +608,11 @@ func egOracleCompare(t *testing.T, path string, eg egctlResult) ([]egDiff, egCom
 		return egKnown([]egDiff{{Line: fmt.Sprintf("gwpol refuses (%s), egctl admits", strings.Join(why, "; ")), Signature: "refusal: gwpol refuses, egctl admits"}}), egCompared{refusal: true}
 	}
 	rep := status.Compute(c.Result, status.Options{})
-	gotP, gotR := egGot(rep)
+	gotP, gotR := egGot(rep, true)
 	var diffs []egDiff
 	diffs = append(diffs, egStatusDiffs(eg.Policies, gotP, "policy", eg.Messages)...)
 	diffs = append(diffs, egStatusDiffs(eg.Routes, gotR, "route", eg.Messages)...)
-	msgs := egMessageDiffs(eg, gotP, gotR, egGotMessages(rep))
+	msgs := egMessageDiffs(eg, gotP, gotR, egGotMessages(rep, true))
 	return egKnownConsequences(egKnown(append(diffs, msgs...)), eg.Messages), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0,
 		messages: len(eg.Messages) > 0, admitted: true}
 }

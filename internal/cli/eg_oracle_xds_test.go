@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
-
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +57,7 @@ func egOracleXDS(t *testing.T, path string, eg egctlResult, caseDir string, tall
 		return []egDiff{{Line: "xds: gwpol render: " + err.Error(), Signature: "xds render: gwpol fails"}}
 	}
 	want, wantClusters, wantListeners := egxdsAll(t, xdsPath)
+	egUnprivileged(wantListeners, egGatewayPorts(set))
 	var out []egDiff
 	for _, v := range []struct {
 		view string
@@ -89,4 +91,57 @@ func egXDSSignature(s string) string {
 		f = f[2:]
 	}
 	return egNames.ReplaceAllString(strings.Join(f, " "), "…")
+}
+
+// egGatewayPorts are the listener ports of each Gateway of set, by
+// namespace/name.
+func egGatewayPorts(set *manifest.Set) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, o := range set.Objects {
+		if o.Kind != "Gateway" {
+			continue
+		}
+		raw, err := o.FieldJSON("spec")
+		if err != nil {
+			continue
+		}
+		var spec struct {
+			Listeners []struct {
+				Port int `json:"port"`
+			} `json:"listeners"`
+		}
+		if json.Unmarshal(raw, &spec) != nil {
+			continue
+		}
+		ports := map[string]bool{}
+		for _, l := range spec.Listeners {
+			ports[fmt.Sprint(l.Port)] = true
+		}
+		out[o.Namespace+"/"+o.Name] = ports
+	}
+	return out
+}
+
+// egUnprivileged undoes, on Envoy Gateway's listener views, the shift of
+// a port in 10000..11023 back to the privileged port it serves
+// (egListenerViews) where the Gateway has no listener on that port but
+// one on the port as written: Envoy Gateway moves only ports below 1024
+// (gatewayapi listener.go: servicePortToContainerPort), so its 10080 is
+// a Gateway's 10080 when the Gateway has no port 80.
+func egUnprivileged(views map[string]map[string]string, ports map[string]map[string]bool) {
+	for gw, byPort := range views {
+		for key, v := range byPort {
+			port, udp := strings.CutSuffix(key, "/udp")
+			n, err := strconv.Atoi(port)
+			if err != nil || n >= 1024 || ports[gw][port] || !ports[gw][fmt.Sprint(n+10000)] {
+				continue
+			}
+			delete(byPort, key)
+			moved := fmt.Sprint(n + 10000)
+			if udp {
+				moved += "/udp"
+			}
+			byPort[moved] = v
+		}
+	}
 }

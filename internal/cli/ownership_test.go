@@ -215,7 +215,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 		inputs = append(inputs, input{in.name, in.set, in.cfg, nil})
 	}
 	known := knownGaps(t)
-	routes, fields, replaced, gapCases := 0, 0, 0, 0
+	routes, fields, replaced, gapCases, redirectFields := 0, 0, 0, 0, 0
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
 			c := families.Compile(in.set, in.cfg)
@@ -225,8 +225,8 @@ func TestExplainAgreesWithRender(t *testing.T) {
 				if err != nil {
 					t.Fatalf("render %s: %v", target, err)
 				}
-				r, f, x := checkOwnership(t, c, out, target, gaps)
-				routes, fields, replaced = routes+r, fields+f, replaced+x
+				r, f, x, rf := checkOwnership(t, c, out, target, gaps)
+				routes, fields, replaced, redirectFields = routes+r, fields+f, replaced+x, redirectFields+rf
 			}
 			for _, gap := range []string{shadowedGap} {
 				switch listed := known[in.name+" "+gap]; {
@@ -244,10 +244,13 @@ func TestExplainAgreesWithRender(t *testing.T) {
 		routes, fields, replaced, gapCases, gapsFile)
 	t.Log(msg)
 	fmt.Println(msg)
+	msg = fmt.Sprintf("explain/render on redirects: %d fields agree on whether the rule's redirect takes them (merge.Result.FieldForwardingOn)", redirectFields)
+	t.Log(msg)
+	fmt.Println(msg)
 }
 
 // checkOwnership checks every Envoy route of one render against explain.
-func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, target string, gaps map[string][]string) (routes, fields, replaced int) {
+func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, target string, gaps map[string][]string) (routes, fields, replaced, redirectFields int) {
 	t.Helper()
 	// Envoy route names are unique within a Gateway's output only: two
 	// Gateways serving one route name theirs alike.
@@ -290,6 +293,7 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 							if er.route.GetRoute() == nil {
 								replaced++ // a redirect
 								checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
+								redirectFields += checkNotForwarding(t, c, env, rp.Route, rule.Rule, path, l, er, target+" "+name)
 								continue
 							}
 							checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
@@ -301,7 +305,7 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 			}
 		}
 	}
-	return routes, fields, replaced
+	return routes, fields, replaced, redirectFields
 }
 
 // checkRoutedMetadata: for the kinds that place their policy on each
@@ -885,4 +889,79 @@ func problemsErr(set *manifest.Set) error {
 		}
 	}
 	return nil
+}
+
+// routeActionPaths are every RouteAction field, as claimFragment names
+// them (route.<field>).
+func routeActionPaths() map[string]bool {
+	out := map[string]bool{}
+	fds := (&routev3.RouteAction{}).ProtoReflect().Descriptor().Fields()
+	for i := range fds.Len() {
+		out["route."+string(fds.Get(i).Name())] = true
+	}
+	return out
+}
+
+// checkNotForwarding checks a rule's route that redirects (no route
+// action) against explain, on merge's verdict for fields on a rule that
+// does not forward (merge.Result.FieldForwardingOn): a field explain
+// marks not applied there (NotOnRoute) sets none of its Route fields on
+// it, unless a field in effect does; every other field's Route fields
+// and per-filter configs are there (its route action fields cannot be).
+func checkNotForwarding(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, er envoyRoute, where string) int {
+	t.Helper()
+	view := explain.RuleOn(c.Result, rt, rule, path, l, explain.Options{})
+	notOn := map[[2]string]bool{}
+	for _, f := range view.Fields {
+		if f.NotOnRoute {
+			notOn[[2]string{f.Field, f.Owner}] = true
+		}
+	}
+	skip := routeActionPaths()
+	claimed := map[string]bool{}
+	var left []merge.EffectiveField
+	checked := 0
+	for _, e := range c.Result.EffectiveOn(rule, path, l) {
+		r, ok := e.Kind.(policy.Renderer)
+		if !ok || e.OverriddenBy != nil || e.ClusterOnly || len(e.Beside) > 0 {
+			continue // as checkRoute; less specific instances are its concern
+		}
+		if v := c.Result.FieldForwardingOn(e.Kind, e.Key, rule, path); v.Answer == "" {
+			t.Errorf("%s: render answers with a redirect, but merge says the rule forwards", where)
+		}
+		if notOn[[2]string{e.Key, e.Field.Owner.Policy.Describe()}] {
+			left = append(left, e)
+			continue
+		}
+		frags, err := r.RenderField(fieldInput(e.Key, e.Field, l), env)
+		if err != nil {
+			continue
+		}
+		checked++
+		for _, fr := range frags {
+			for _, cl := range claimFragment(t, where, e, fr, er, skip) {
+				claimed[cl.path] = true
+			}
+		}
+	}
+	for _, e := range left {
+		frags, err := e.Kind.(policy.Renderer).RenderField(fieldInput(e.Key, e.Field, l), env)
+		if err != nil {
+			continue
+		}
+		checked++
+		for _, fr := range frags {
+			want := &routev3.Route{}
+			if !fragmentPart(fr.TypedRoute, want) {
+				continue
+			}
+			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+				if er.route.ProtoReflect().Has(fd) && !claimed[string(fd.Name())] && !gatewayAPIPaths[string(fd.Name())] {
+					t.Errorf("%s: explain says %s of %s is not applied on this redirect, but render sets its %s", where, e.Key, e.Field.Owner.Policy.Describe(), fd.Name())
+				}
+				return true
+			})
+		}
+	}
+	return checked
 }

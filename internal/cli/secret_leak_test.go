@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
 // plant makes Secret values carrying markers: every value holds
@@ -35,7 +37,9 @@ func q(v string) string { return fmt.Sprintf("%q", v) }
 // leakFixtures writes, for every family that reads Secrets, manifests
 // whose Secrets carry markers (in values, JWKS kty and crv, PEM block
 // types, API keys, htpasswd lines, OAuth2 and OIDC client secrets, WSO2
-// params' Secrets, and data written as a list), one directory per family,
+// params' Secrets, a Gateway's own TLS CAs and client certificate, a WSO2
+// Gateway's helm values ConfigMap, and data written as a list), one
+// directory per family,
 // and returns the directories and the targets explain is run on.
 func leakFixtures(t testing.TB, p *plant) (dirs map[string]string, targets map[string][]string) {
 	root := t.TempDir()
@@ -309,7 +313,42 @@ spec:
   listeners:
   - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: sds}]}}
   - {name: b, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: sds-http}]}}
-`, "gateway/eg/gw", "gateway/eg/sds-gw", "clienttrafficpolicy/eg/mtls", "httproute/eg/r", "httproute/eg/r/basic", "httproute/eg/r/keys", "httproute/eg/r/oidc", "httproute/eg/r/inject",
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: frontend-ca, namespace: eg}
+data: {ca.crt: `+p.b64(pemBlock("CERTIFICATE", p.m())+pemBlock(p.m(), p.m()))+`, other: `+p.b64(p.m())+`}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: frontend-ca, namespace: eg}
+data: {ca.crt: `+q(p.m())+`}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: backend-client, namespace: eg}
+type: kubernetes.io/tls
+data: {tls.crt: `+p.b64(pemBlock("CERTIFICATE", p.m()))+`, extra: `+p.b64(p.m())+`}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tls-gw, namespace: eg}
+spec:
+  gatewayClassName: eg-class
+  tls:
+    frontend:
+      default:
+        validation: {caCertificateRefs: [{kind: Secret, group: "", name: frontend-ca}]}
+      perPort:
+      - {port: 8443, tls: {validation: {caCertificateRefs: [{kind: ConfigMap, group: "", name: frontend-ca}], mode: AllowInsecureFallback}}}
+      - {port: 9443, tls: {validation: {caCertificateRefs: [{kind: Secret, group: "", name: sds}]}}}
+    backend:
+      clientCertificateRef: {name: backend-client}
+  listeners:
+  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: tls-gw-cert}]}}
+  - {name: b, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: tls-gw-cert}]}}
+  - {name: c, protocol: HTTPS, port: 9443, tls: {certificateRefs: [{name: tls-gw-cert}]}}
+`+secrettest.TLSSecretYAML("eg", "tls-gw-cert", "tls.example.com"), "gateway/eg/gw", "gateway/eg/sds-gw", "gateway/eg/tls-gw", "clienttrafficpolicy/eg/mtls", "httproute/eg/r", "httproute/eg/r/basic", "httproute/eg/r/keys", "httproute/eg/r/oidc", "httproute/eg/r/inject",
 		"securitypolicy/eg/basic", "securitypolicy/eg/keys", "securitypolicy/eg/oidc", "httproutefilter/eg/inject")
 
 	hpRules := []string{"kty", "crv", "pemtype", "private", "badpem", "keys", "spaces", "keyslist", "mutable"}
@@ -368,7 +407,42 @@ spec:
         duration: 1m
       - requests: {valueFrom: {secretKeyRef: {name: quota-list, key: requests}}}
         duration: 1m
-`, "restapi/wso/quota-api-v1.0")
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: wso2-api-platform}
+spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: gw-values, namespace: wso}
+data: {values.yaml: `+q("gateway:\n  adminPassword: "+p.m()+"\n")+`}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: gw-values-elsewhere, namespace: wso}
+data: {other.yaml: `+q("adminPassword: "+p.m())+`}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: platform
+  namespace: wso
+  annotations: {gateway.api-platform.wso2.com/helm-values-configmap: gw-values}
+spec:
+  gatewayClassName: wso2-api-platform
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: pending
+  namespace: wso
+  annotations: {gateway.api-platform.wso2.com/helm-values-configmap: gw-values-elsewhere}
+spec:
+  gatewayClassName: wso2-api-platform
+  listeners: [{name: http, protocol: HTTP, port: 8080}]
+`, "restapi/wso/quota-api-v1.0", "gateway/wso/platform", "gateway/wso/pending")
 	return dirs, targets
 }
 
@@ -493,10 +567,17 @@ func TestNoSecretContentLeaks(t *testing.T) {
 		"data must be a map", "stringData must be a map", "stringData.keys must be a string", "must be base64", // list-shaped and malformed Secrets
 		"it is a JWKS document, not a PEM public key", "block 1 is a PEM block of an unrecognised type", "block 1 is a PEM RSA PRIVATE KEY", // HAPTIC JWT keys (PEM only)
 		"line 3 ends in ':' with no consumer", "a key is printable ASCII without spaces", // HAPTIC API keys
+		"ConfigMap wso/gw-values-elsewhere does not contain 'values.yaml' key", // WSO2's helm values ConfigMap (GWP515)
 	} {
 		if !strings.Contains(lint, want) {
 			t.Errorf("lint never says %q: the fixture does not reach that check", want)
 		}
+	}
+	// A Gateway's own TLS references (Envoy Gateway's spec.tls): its
+	// frontend CA Secret is read where the listener takes it, its backend
+	// client certificate where the Gateway's ResolvedRefs is decided.
+	if !strings.Contains(lint, "Secret eg/frontend-ca") && !strings.Contains(lint, "secret eg/backend-client") {
+		t.Errorf("lint never reads the Gateway's spec.tls Secrets: the fixture does not reach that check")
 	}
 	t.Logf("%d runs (exit codes %v), %d --out files, %d planted values", len(runs), exits, written, len(p.values))
 }

@@ -233,6 +233,7 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 			// one's on its own terms); parents of other kinds stay
 			r.Parents = slices.DeleteFunc(slices.Clone(r.Parents), func(p status.RouteParent) bool {
 				ref := p.ParentRef
+				ref.Namespace = cmp.Or(ref.Namespace, p.ResolvedNamespace) // one written without resolves to the route's
 				switch {
 				case topology.IsListenerSetKind(ref.Group, ref.Kind) || ref.Group == "" && ref.Kind == "ListenerSet":
 					ls := sc.graph.ListenerSetOf(model.GroupKind{Group: cmp.Or(ref.Group, model.GatewayGroup), Kind: ref.Kind}, ref.Namespace, ref.Name)
@@ -290,8 +291,11 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 	for _, r := range rep.Routes {
 		var parents []string
 		for _, p := range r.Parents {
+			// the summary names the parent's namespace always: a
+			// reference written without one resolves to the route's
+			// (the YAML and JSON keep it as the controller writes it)
 			ref := p.ParentRef
-			name := ref.Kind + " " + ref.Namespace + "/" + ref.Name
+			name := ref.Kind + " " + cmp.Or(ref.Namespace, p.ResolvedNamespace) + "/" + ref.Name
 			if ref.SectionName != "" {
 				name += "#" + ref.SectionName
 			}

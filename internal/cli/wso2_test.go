@@ -758,6 +758,50 @@ spec:
     - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: elsewhere}}]
       backendRefs: [{name: cart, port: 8080}]
 `, "spec.rules[0].filters[0].extensionRef.name", `APIPolicy "elsewhere" spec.targetRef must name this HTTPRoute (shop/store)`},
+		// ensureCrossNamespaceServiceReferenceGrant: a Service in another
+		// namespace needs a ReferenceGrant there from HTTPRoutes (group
+		// gateway.networking.k8s.io) of the route's namespace to core
+		// Services (group written "", the Service's name or none);
+		// without one the route is retried
+		{"a Service of another namespace with a grant to it: built", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: stock, namespace: depot, port: 80}]
+` + wso2Depot(`[{group: "", kind: Service, name: stock}]`), "", ""},
+		{"a Service of another namespace with a grant to another Service: retried", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: stock, namespace: depot, port: 80}]
+` + wso2Depot(`[{group: "", kind: Service, name: other}]`), "spec.rules[0].backendRefs[0].namespace", "reason Retrying)"},
+		{"a Service of another namespace with a grant to group core: retried", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: stock, namespace: depot, port: 80}]
+` + wso2Depot(`[{group: core, kind: Service}]`), "spec.rules[0].backendRefs[0].namespace", "reason Retrying)"},
+		// apiPolicyTargetRefMatchesHTTPRoute compares the namespace too:
+		// a targetRef naming the route by name in another namespace is
+		// not this route's (before hap42 gwpol compared the name alone)
+		{"an APIPolicy ExtensionRef whose targetRef names this route's name in another namespace", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: pinned}}]
+      backendRefs: [{name: cart, port: 8080}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: pinned, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store, namespace: warehouse}
+  policies: [{name: cors, version: v1}]
+`, "spec.rules[0].filters[0].extensionRef.name", `APIPolicy "pinned" spec.targetRef must name this HTTPRoute (shop/store)`},
+		{"an APIPolicy ExtensionRef whose targetRef names this route with its namespace: built", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: pinned}}]
+      backendRefs: [{name: cart, port: 8080}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: pinned, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store, namespace: shop}
+  policies: [{name: cors, version: v1}]
+`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -885,6 +929,28 @@ func TestExplainRestAPIFitsTerminal(t *testing.T) {
 // wso2OperatorPlatform is the WSO2 gateway operator's GatewayClass (by its
 // default class name) and a Gateway of it in shop with two HTTP listeners:
 // the platform the operator tests build their routes on.
+// wso2Depot is the namespace depot with its Service stock (port 80) and
+// a ReferenceGrant there from the shop namespace's HTTPRoutes to the
+// targets written as to.
+func wso2Depot(to string) string {
+	return `---
+apiVersion: v1
+kind: Namespace
+metadata: {name: depot}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: stock, namespace: depot}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: from-shop, namespace: depot}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: shop}]
+  to: ` + to + "\n"
+}
+
 const wso2OperatorPlatform = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: wso2-api-platform}

@@ -63,6 +63,12 @@ type Field struct {
 	// backends of another protocol), so render writes neither its setting
 	// nor its merge metadata there; a note says why.
 	NotOnCluster bool `json:"notOnCluster,omitempty"`
+	// NotOnRoute (a route rule): merge's verdict leaves the field off the
+	// rule's routes (merge.ForwardingVerdict.NotApplied: the rule answers
+	// with a redirect or a direct response, so it has no route action, and
+	// the field configures forwarding routes only); render writes none of
+	// it there, and a note says why.
+	NotOnRoute bool `json:"notOnRoute,omitempty"`
 	// ReplacedBy (a backend's cluster): the policies of a later kind
 	// whose field sets the same cluster setting and replaces this one.
 	ReplacedBy []string `json:"replacedBy,omitempty"`
@@ -268,6 +274,9 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 func reportedNotes(gw *topology.Gateway) []string {
 	var out []string
 	for _, c := range gw.Reported {
+		if c.Status == "" {
+			continue // a condition it withdraws: it writes none of the type
+		}
 		out = append(out, fmt.Sprintf("Gateway %s/%s: %s reports it %s=%s (%s: %s); this listener is translated and served all the same",
 			gw.Namespace, gw.Name, gw.ControllerTitle(), c.Type, c.Status, c.Reason, c.Message))
 	}
@@ -383,6 +392,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
 	}
+	forwardingNotes(r, rule, path, es, t.Fields)
 	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(rule, l))...)
 	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" || rt.Kind == "UDPRoute" {
 		return streamRule(r, t, rt, l)
@@ -776,4 +786,36 @@ func viaText(r *merge.Result, via []*topology.Rule) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// forwardingNotes mark the fields listed for a rule that does not forward
+// (a redirect, a direct response) with merge's verdict on them
+// (merge.Result.FieldForwardingOn, the one render reads): a field that
+// configures forwarding routes only is not applied, and one that sets
+// route action fields besides other settings has those left out.
+func forwardingNotes(r *merge.Result, rule *topology.Rule, path *merge.RulePath, es []merge.EffectiveField, out []Field) {
+	for _, e := range es {
+		v := r.FieldForwardingOn(e.Kind, e.Key, rule, path)
+		if !v.NotApplied() && !v.PartlyApplied() {
+			continue
+		}
+		gk := e.Kind.GroupKind()
+		owner := e.Field.Owner.Policy.Describe()
+		i := slices.IndexFunc(out, func(f Field) bool {
+			return f.PolicyKind == gk.Group+"/"+gk.Kind && f.Field == e.Key && f.Owner == owner
+		})
+		if i < 0 || out[i].NotOnRoute {
+			continue
+		}
+		if v.NotApplied() {
+			out[i].NotOnRoute = true
+			out[i].Notes = append(out[i].Notes, fmt.Sprintf("not applied: the rule answers with %s, so it has no route action", v.Answer))
+			continue
+		}
+		paths := make([]string, len(v.RouteAction))
+		for j, p := range v.RouteAction {
+			paths[j] = strings.TrimSuffix(string(p), "[]")
+		}
+		out[i].Notes = append(out[i].Notes, fmt.Sprintf("its route action settings (%s) are not applied: the rule answers with %s, so it has no route action", strings.Join(paths, ", "), v.Answer))
+	}
 }

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -174,7 +175,9 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 				continue
 			}
 			if len(rule.Paths) == 0 {
+				n := len(rep.Targets)
 				add(ruleRef(rp.Route, rule.Rule), rule.Own, serving)
+				notForwarded(r, p, rule.Rule, nil, rep.Targets[n:])
 				continue
 			}
 			for _, path := range rule.Paths {
@@ -182,7 +185,9 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 				if len(rule.Paths) > 1 {
 					via = viaText(r, path.Via) // named when there is a choice
 				}
+				n := len(rep.Targets)
 				add(ruleRef(rp.Route, rule.Rule), path.Own, serving, via...)
+				notForwarded(r, p, rule.Rule, path, rep.Targets[n:])
 			}
 		}
 	}
@@ -322,6 +327,26 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 		t.Fields = append(t.Fields, PolicyField{Field: key, Outcome: "not in effect", Reason: p.OutOfEffect[key]})
 	}
 	return t, fs, true
+}
+
+// notForwarded marks the policy's fields on a rule target (ts: the one
+// add appended, if any) that merge's verdict leaves off the rule's routes
+// (merge.ForwardingVerdict.NotApplied: the rule does not forward and the
+// field configures forwarding routes only) as not in effect, as the
+// rule's own view says.
+func notForwarded(r *merge.Result, p *policy.Policy, rule *topology.Rule, path *merge.RulePath, ts []PolicyTarget) {
+	for ti := range ts {
+		for i := range ts[ti].Fields {
+			f := &ts[ti].Fields[i]
+			if f.Outcome != "won" && f.Outcome != "merged" {
+				continue
+			}
+			if v := r.FieldForwardingOn(p.Kind, f.Field, rule, path); v.NotApplied() {
+				f.Outcome, f.Owner = "not in effect", ""
+				f.Reason = fmt.Sprintf("the rule answers with %s, so it has no route action", v.Answer)
+			}
+		}
+	}
 }
 
 func candidateOf(pt *merge.Point, p *policy.Policy) *merge.Candidate {

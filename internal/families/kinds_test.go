@@ -28,6 +28,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.DeepConflicter](),
 	reflect.TypeFor[policy.Inheritor](),
 	reflect.TypeFor[policy.RuleFielder](),
+	reflect.TypeFor[policy.TargetRuleFielder](),
 	reflect.TypeFor[policy.Instancer](),
 	reflect.TypeFor[policy.DeepResetter](),
 	reflect.TypeFor[policy.WholeOverrider](),

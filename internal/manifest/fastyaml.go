@@ -32,6 +32,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,11 +51,32 @@ const maxFastKey = 1000
 // error anywhere sends the whole chunk back to the library before any
 // document is handed to f, so what f sees and the error are what they
 // always were.
-func eachDocument(file string, c chunk, text string, f func(*yaml.Node) error) error {
-	if docs, ok := fastDocs(text); ok {
-		for _, doc := range docs {
-			if err := f(doc); err != nil {
+//
+// f returns recycle true when nothing holds the document's tree any more
+// (its object was released): the fast reader then builds a later
+// document of about the same size in the same nodes, which it zeroes
+// first. A document is a few hundred bytes of nodes per line of YAML; a
+// loader that releases the trees of most kinds as it reads them
+// (pipeline.Predecode) would otherwise make all of them garbage, a third
+// of what a large run allocates (docs/performance.md, "…(perf42)").
+func eachDocument(file string, c chunk, text string, f func(*yaml.Node) (recycle bool, err error)) error {
+	p := getParser()
+	defer p.release()
+	if docs, ok := p.chunkDocs(text); ok {
+		for _, d := range docs {
+			if d.lib != nil {
+				if _, err := f(d.lib); err != nil {
+					return err
+				}
+				continue
+			}
+			doc, sl := p.build(d.span)
+			recycle, err := f(doc)
+			if err != nil {
 				return err
+			}
+			if recycle {
+				p.spare.put(sl)
 			}
 		}
 		return nil
@@ -69,29 +91,92 @@ func eachDocument(file string, c chunk, text string, f func(*yaml.Node) error) e
 		if err != nil {
 			return parseError(file, c, err)
 		}
-		if err := f(&doc); err != nil {
+		if _, err := f(&doc); err != nil {
 			return err
 		}
 	}
 }
 
-// fastDocs reads the documents of data: the fast reader's tree where it
-// can, else the library's for that piece (the text from one "---" line
-// to the next). It returns false when the library fails on a piece, or
-// the stream has directives, which reach over documents.
-func fastDocs(data string) ([]*yaml.Node, bool) {
+// parsers are fast readers with their scratch and spare slabs, kept from
+// chunk to chunk (a few, one per loading goroutine): not in a sync.Pool,
+// which drops them at every other collection, when a new reader grows a
+// scratch of a chunk's size again (80 MB of garbage at 30k routes).
+var parsers struct {
+	sync.Mutex
+	free []*fastParser
+}
+
+func getParser() *fastParser {
+	parsers.Lock()
+	defer parsers.Unlock()
+	if n := len(parsers.free); n > 0 {
+		f := parsers.free[n-1]
+		parsers.free = parsers.free[:n-1]
+		return f
+	}
+	return new(fastParser)
+}
+
+// release keeps the reader for the next chunk, unless enough are kept
+// or one large stream (a bundle of CRDs read whole) made its scratch
+// too big to keep.
+func (f *fastParser) release() {
+	clear(f.docs) // the library's trees are not the reader's to keep
+	f.s, f.docs = "", f.docs[:0]
+	if cap(f.nodes) > maxPooledNodes {
+		return
+	}
+	parsers.Lock()
+	defer parsers.Unlock()
+	if len(parsers.free) < maxPooledParsers {
+		parsers.free = append(parsers.free, f)
+	}
+}
+
+const maxPooledParsers = 8
+
+const maxPooledNodes = 1 << 17
+
+// chunkDoc is one document of a chunk: nodes of the fast reader's scratch
+// (span), or the library's tree of a piece the fast reader declined.
+type chunkDoc struct {
+	span span
+	lib  *yaml.Node
+}
+
+// span is where a document is in the reader's scratch: its nodes
+// nodes[n0:n1] (the document node first) and their children kids[k0:k1].
+type span struct{ n0, n1, k0, k1 int32 }
+
+// chunkDocs reads the documents of data: the fast reader's, kept in its
+// scratch until build, where it can, else the library's for that piece
+// (the text from one "---" line to the next). It returns false when the
+// library fails on a piece, or the stream has directives, which reach
+// over documents.
+func (f *fastParser) chunkDocs(data string) ([]chunkDoc, bool) {
 	if strings.HasPrefix(data, "%") || strings.Contains(data, "\n%") || !linesAsLibrary(data) {
 		return nil, false
 	}
-	var docs []*yaml.Node
-	var p fastParser
+	// The scratch holds every document of the chunk: sized once for it,
+	// then reused. A line holds a node, or two for each ": " it has
+	// ("{name: a, port: 80}" on one line is five), which the estimate
+	// counts so that the scratch is not grown a quarter at a time (each
+	// step a copy: 45 MB of garbage at 30k routes when sized at two a
+	// line).
+	// A quarter more than this chunk needs, as the next chunks differ.
+	if n := strings.Count(data, "\n") + 2*strings.Count(data, ":") + 8; cap(f.nodes) < n {
+		n += n / 4
+		f.nodes, f.first, f.count, f.kids = make([]yaml.Node, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	}
+	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
+	docs := f.docs[:0]
 	line := 1 // 1-based line of data[start]
 	for start := 0; start < len(data); {
 		end := nextDocStart(data, start)
 		piece := data[start:end]
-		if doc, ok := p.document(piece, line); ok {
-			if doc != nil {
-				docs = append(docs, doc)
+		if sp, ok := f.read(piece, line); ok {
+			if sp.n1 > sp.n0 {
+				docs = append(docs, chunkDoc{span: sp})
 			}
 		} else {
 			dec := yaml.NewDecoder(strings.NewReader(piece))
@@ -102,15 +187,17 @@ func fastDocs(data string) ([]*yaml.Node, bool) {
 					break
 				}
 				if err != nil {
+					f.docs = docs
 					return nil, false
 				}
 				shiftLines(doc, line-1)
-				docs = append(docs, doc)
+				docs = append(docs, chunkDoc{lib: doc})
 			}
 		}
 		line += strings.Count(piece, "\n")
 		start = end
 	}
+	f.docs = docs
 	return docs, true
 }
 
@@ -138,8 +225,12 @@ func fastFirstDocument(data string) (*yaml.Node, bool) {
 		return nil, false
 	}
 	var p fastParser
-	doc, ok := p.document(data[:nextDocStart(data, 0)], 1)
-	return doc, ok && doc != nil
+	sp, ok := p.read(data[:nextDocStart(data, 0)], 1)
+	if !ok || sp.n1 == sp.n0 {
+		return nil, false
+	}
+	doc, _ := p.build(sp)
+	return doc, true
 }
 
 // nextDocStart is the offset of the first line after the one at start
@@ -161,10 +252,10 @@ func nextDocStart(data string, start int) int {
 
 func isBlankz(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0 }
 
-// fastParser reads one document at a time. Nodes are built in scratch
-// slices reused from document to document, then copied into one slab
-// per document, so a document costs a few allocations however many nodes
-// it has.
+// fastParser reads one document at a time into scratch slices, which
+// hold a chunk's documents until each is built: copied into one slab of
+// nodes, so a document costs a few allocations however many nodes it
+// has, and none when a slab its caller gave back fits it (spare).
 type fastParser struct {
 	s    string // the piece: node values are substrings of it
 	p    int    // cursor
@@ -182,23 +273,27 @@ type fastParser struct {
 	count []int32 // per node: its number of children
 	stk   []int32 // children of the collections being read
 	kids  []int32 // children of finished collections, each contiguous
+
+	docs  []chunkDoc // chunkDocs's result, reused
+	spare spares
 }
 
-// document reads the piece that starts at 1-based line `line`. It returns
-// nil and true for a piece without a document (blanks and comments before
-// the first "---"), and false when it declines.
-func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
+// read reads the piece that starts at 1-based line `line` into the
+// scratch, after what is there. It returns an empty span and true for a
+// piece without a document (blanks and comments before the first "---"),
+// and false when it declines; either way the scratch is as it was.
+func (f *fastParser) read(piece string, line int) (span, bool) {
 	wide := false
 	for i := 0; i < len(piece); i++ {
 		if c := piece[i]; c < ' ' && c != '\n' || c > '~' {
 			if c < 0x80 {
-				return nil, false // tabs, CR, controls
+				return span{}, false // tabs, CR, controls
 			}
 			wide = true
 		}
 	}
 	if wide && !fastText(piece) {
-		return nil, false
+		return span{}, false
 	}
 	f.s, f.p, f.ls, f.line, f.bad, f.wide = piece, 0, 0, line, false, wide
 	if cap(f.nodes) == 0 {
@@ -208,7 +303,12 @@ func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 		n := 2*strings.Count(piece, "\n") + 8
 		f.nodes, f.first, f.count, f.kids = make([]yaml.Node, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
 	}
-	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
+	n0, k0 := len(f.nodes), len(f.kids)
+	undo := func() (span, bool) {
+		f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:n0], f.first[:n0], f.count[:n0], f.stk[:0], f.kids[:k0]
+		return span{}, !f.bad
+	}
+	f.stk = f.stk[:0]
 	explicit := strings.HasPrefix(f.s, "---")
 	docLine, docCol := 0, 0
 	if explicit {
@@ -218,14 +318,14 @@ func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 	}
 	ind := f.peekLine()
 	if f.bad {
-		return nil, false
+		return undo()
 	}
 	doc := f.add(yaml.DocumentNode, 0, "", "", docLine, docCol)
 	base := len(f.stk)
 	switch {
 	case ind < 0:
 		if !explicit {
-			return nil, true
+			return undo() // no document: true
 		}
 		// An empty document holds one null scalar, placed where the
 		// library's next token is: the next line at column 1.
@@ -235,7 +335,8 @@ func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 		}
 		f.push(f.add(yaml.ScalarNode, 0, "!!null", "", end, 1))
 	case ind > 0:
-		return nil, false
+		f.bad = true
+		return undo()
 	default:
 		if !explicit {
 			f.nodes[doc].Line, f.nodes[doc].Column = f.line, 1
@@ -246,29 +347,66 @@ func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 		}
 	}
 	if f.bad {
-		return nil, false
+		return undo()
 	}
 	f.finish(doc, base)
-	return f.slab(), true
+	return span{int32(n0), int32(len(f.nodes)), int32(k0), int32(len(f.kids))}, true
 }
 
-// slab copies the scratch nodes into one slice and their children into
-// another, each Content capped so that an append never reaches a
-// neighbour's children.
-func (f *fastParser) slab() *yaml.Node {
-	nodes := make([]yaml.Node, len(f.nodes))
-	copy(nodes, f.nodes)
-	ptrs := make([]*yaml.Node, len(f.kids))
-	for i, k := range f.kids {
-		ptrs[i] = &nodes[k]
+// build copies the document at sp into one slice of nodes and its
+// children into another (a spare pair when one fits), each Content
+// capped so that an append never reaches a neighbour's children. It
+// returns the document node and the slab, which the caller may give back
+// (spares.put) once nothing holds the tree.
+func (f *fastParser) build(sp span) (*yaml.Node, slab) {
+	src := f.nodes[sp.n0:sp.n1]
+	sl := f.spare.take(len(src), int(sp.k1-sp.k0))
+	nodes, ptrs := sl.nodes, sl.ptrs
+	copy(nodes, src)
+	for i, k := range f.kids[sp.k0:sp.k1] {
+		ptrs[i] = &nodes[k-sp.n0]
 	}
 	for i := range nodes {
-		if n := f.count[i]; n > 0 {
-			a := f.first[i]
+		if n := f.count[int(sp.n0)+i]; n > 0 {
+			a := f.first[int(sp.n0)+i] - sp.k0
 			nodes[i].Content = ptrs[a : a+n : a+n]
 		}
 	}
-	return &nodes[0]
+	return &nodes[0], sl
+}
+
+// A slab is the nodes of one document and their children's pointers.
+type slab struct {
+	nodes []yaml.Node
+	ptrs  []*yaml.Node
+}
+
+// spares are slabs given back, each zeroed (a tree somebody still held
+// would read as empty, never as another document), kept for documents
+// they fit: a document takes one only when it wastes at most an eighth
+// of it, as a document kept for good holds all of its slab.
+type spares struct {
+	free [8]slab
+	next int // where the next one given back goes, oldest first
+}
+
+func (s *spares) take(nodes, kids int) slab {
+	for i := range s.free {
+		sl := &s.free[i]
+		if c := cap(sl.nodes); c >= nodes && c-nodes <= nodes/8 && cap(sl.ptrs) >= kids && cap(sl.ptrs)-kids <= kids/8+8 {
+			out := slab{sl.nodes[:nodes], sl.ptrs[:kids]}
+			*sl = slab{}
+			return out
+		}
+	}
+	return slab{make([]yaml.Node, nodes), make([]*yaml.Node, kids)}
+}
+
+func (s *spares) put(sl slab) {
+	clear(sl.nodes)
+	clear(sl.ptrs)
+	s.free[s.next] = slab{sl.nodes[:0], sl.ptrs[:0]}
+	s.next = (s.next + 1) % len(s.free)
 }
 
 func (f *fastParser) add(kind yaml.Kind, style yaml.Style, tag, value string, line, col int) int32 {
@@ -478,12 +616,12 @@ func (f *fastParser) seqEntry(ind int) int32 {
 // startsKey reports whether the scalar at the cursor is followed by ": "
 // or ":" at the end of its line.
 func (f *fastParser) startsKey() bool {
-	save := *f
+	p, ls, line, bad := f.p, f.ls, f.line, f.bad
 	n := len(f.nodes)
 	f.scalar(false)
 	f.skipSpaces()
 	key := !f.bad && f.p < len(f.s) && f.s[f.p] == ':' && (f.p+1 == len(f.s) || f.s[f.p+1] == ' ' || f.s[f.p+1] == '\n')
-	f.p, f.ls, f.line, f.bad = save.p, save.ls, save.line, save.bad
+	f.p, f.ls, f.line, f.bad = p, ls, line, bad
 	f.nodes, f.first, f.count = f.nodes[:n], f.first[:n], f.count[:n]
 	return key
 }

@@ -18,7 +18,7 @@ import (
 
 // The fast reader's differential test: on every YAML and JSON file of the
 // corpora, the formats and the test data, and on generated platforms, the
-// documents fastDocs hands over must be the library's, node for node, or
+// documents eachDocument hands over must be the library's, node for node, or
 // it must have fallen back for a library error. The fuzz target does the
 // same on arbitrary input.
 
@@ -72,20 +72,44 @@ func checkFastAgrees(data []byte) (fast int, problem string) {
 		}
 		want = append(want, &doc)
 	}
+	// Every other document is given back for recycling once compared, as
+	// a loader gives back the trees it released: each must equal the
+	// library's when handed over, and the ones kept must still equal it
+	// after the later documents were built (in recycled nodes or not).
 	var got []*yaml.Node
-	err := eachDocument("in.yaml", chunk{data: data}, string(data), func(doc *yaml.Node) error {
+	var early string
+	n := 0
+	err := eachDocument("in.yaml", chunk{data: data}, string(data), func(doc *yaml.Node) (bool, error) {
+		i := n
+		n++
+		if i >= len(want) {
+			return false, nil
+		}
+		if d := sameNode(fmt.Sprintf("doc %d (handed over)", i), doc, want[i]); d != "" && early == "" {
+			early = d
+		}
+		if i%2 == 1 {
+			got = append(got, nil)
+			return true, nil
+		}
 		got = append(got, doc)
-		return nil
+		return false, nil
 	})
 	fast = fastPieces(data)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		return fast, fmt.Sprintf("error %v, library alone: %v", err, wantErr)
 	}
-	if len(got) != len(want) {
-		return fast, fmt.Sprintf("%d documents, library alone: %d", len(got), len(want))
+	if n != len(want) {
+		return fast, fmt.Sprintf("%d documents, library alone: %d", n, len(want))
+	}
+	if early != "" {
+		return fast, early
 	}
 	for i := range got {
-		if d := sameNode(fmt.Sprintf("doc %d", i), got[i], want[i]); d != "" {
+		if got[i] == nil {
+			continue
+		}
+		if d := sameNode(fmt.Sprintf("doc %d (kept)", i), got[i], want[i]); d != "" {
 			return fast, d
 		}
 	}
@@ -99,7 +123,7 @@ func fastPieces(b []byte) int {
 	n, line := 0, 1
 	for start := 0; start < len(data); {
 		end := nextDocStart(data, start)
-		if _, ok := p.document(data[start:end], line); ok {
+		if _, ok := p.read(data[start:end], line); ok {
 			n++
 		}
 		line += strings.Count(data[start:end], "\n")
@@ -284,15 +308,30 @@ func FuzzFastYAML(f *testing.F) {
 func BenchmarkFastYAML(b *testing.B) {
 	for _, routes := range []int{1000, 10000} {
 		data := benchgen.Platform(routes)
-		b.Run(fmt.Sprintf("routes=%d/fast", routes), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			text := string(data)
-			for b.Loop() {
-				if _, ok := fastDocs(text); !ok {
-					b.Fatal("fell back")
-				}
+		for _, recycle := range []bool{false, true} {
+			name := "fast"
+			if recycle {
+				name = "fast-recycled" // every tree given back, as for released objects
 			}
-		})
+			b.Run(fmt.Sprintf("routes=%d/%s", routes, name), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				text := string(data)
+				for b.Loop() {
+					p := new(fastParser)
+					docs, ok := p.chunkDocs(text)
+					if !ok {
+						b.Fatal("fell back")
+					}
+					for _, d := range docs {
+						if d.lib == nil {
+							if _, sl := p.build(d.span); recycle {
+								p.spare.put(sl)
+							}
+						}
+					}
+				}
+			})
+		}
 		b.Run(fmt.Sprintf("routes=%d/library", routes), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

@@ -491,10 +491,10 @@ func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object
 	// One string of the chunk for the nodes' values and the objects'
 	// texts: the file's bytes are let go once it is read.
 	text := string(c.data)
-	err := eachDocument(file, c, text, func(doc *yaml.Node) error {
+	err := eachDocument(file, c, text, func(doc *yaml.Node) (bool, error) {
 		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if rereadable && len(got) == 1 && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && got[0].node == doc.Content[0] {
 			o := got[0]
@@ -516,7 +516,13 @@ func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object
 			}
 		}
 		objs = append(objs, got...)
-		return nil
+		// The document's one object let its tree go (each released
+		// it): the reader may build a later document in its nodes.
+		// Nothing else holds a node of it: objectsOf and each keep
+		// values and positions, never nodes (TestRecycledTreesChangeNothing,
+		// and TestPredecodeChangesNoAnswer through pipeline.Predecode).
+		recycle := len(got) == 1 && got[0].text != "" && got[0].Released()
+		return recycle, nil
 	})
 	return objs, err
 }
@@ -553,22 +559,22 @@ func midFileBOM(c chunk) (line, col int, ok bool) {
 func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
 	lim = lim.withDefaults()
 	var roots []*yaml.Node
-	err := eachDocument(file, chunk{data: data}, string(data), func(doc *yaml.Node) error {
+	err := eachDocument(file, chunk{data: data}, string(data), func(doc *yaml.Node) (bool, error) {
 		root := doc
 		if root.Kind == yaml.DocumentNode {
 			if len(root.Content) == 0 {
-				return nil
+				return false, nil
 			}
 			root = root.Content[0]
 		}
 		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
-			return nil
+			return false, nil
 		}
 		if err := checkShape(source{file, 0}, root, lim, nil); err != nil {
-			return err
+			return false, err
 		}
 		roots = append(roots, root)
-		return nil
+		return false, nil
 	})
 	return roots, err
 }

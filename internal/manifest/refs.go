@@ -31,7 +31,17 @@ type Reference struct {
 // in document order. A node reached through several aliases is visited
 // once.
 func (o *Object) References() []Reference {
-	w := refWalk{o: o, path: make([]refStep, 0, 16)} // deep enough for most paths: one allocation, not one per doubling
+	var out []Reference
+	o.EachReference(func(r Reference) { out = append(out, r) })
+	return out
+}
+
+// EachReference calls f with each of the object's References, in
+// document order, without making their list: every object read is
+// walked for them (model's name checks), and a list of them per object
+// was 0.1 GB of garbage at 30k routes.
+func (o *Object) EachReference(f func(Reference)) {
+	w := refWalk{o: o, path: make([]refStep, 0, 16), f: f} // deep enough for most paths: one allocation, not one per doubling
 	eachPair(o.tree(), func(k, v *yaml.Node) {
 		if k.Value == "metadata" || k.Value == "status" {
 			return
@@ -39,7 +49,6 @@ func (o *Object) References() []Reference {
 		w.path = append(w.path[:0], refStep{key: k.Value, index: -1})
 		w.in(v, k.Value)
 	})
-	return w.out
 }
 
 // refStep is one step of a field path: a key, or an index into a list.
@@ -52,7 +61,7 @@ type refWalk struct {
 	o    *Object
 	path []refStep
 	seen map[*yaml.Node]bool // alias targets already walked
-	out  []Reference
+	f    func(Reference)
 }
 
 func (w *refWalk) pathString() string { return stepsString(w.path) }
@@ -76,7 +85,7 @@ func (w *refWalk) in(n *yaml.Node, key string) {
 	case yaml.MappingNode:
 		inList := w.path[len(w.path)-1].index >= 0
 		if strings.HasSuffix(key, "Ref") && !inList || strings.HasSuffix(key, "Refs") && inList {
-			w.out = append(w.out, w.reference(n, key))
+			w.f(w.reference(n, key))
 		}
 		depth := len(w.path)
 		if hasMergeKey(n) {

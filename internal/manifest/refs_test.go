@@ -63,6 +63,7 @@ spec:
 // referencesViaEachPair is References as it was written before its walk
 // took a mapping's pairs itself: eachPair at every mapping.
 func referencesViaEachPair(o *Object) []Reference {
+	var out []Reference
 	w := refWalk{o: o}
 	var in func(n *yaml.Node, key string)
 	in = func(n *yaml.Node, key string) {
@@ -83,7 +84,7 @@ func referencesViaEachPair(o *Object) []Reference {
 		case yaml.MappingNode:
 			inList := w.path[len(w.path)-1].index >= 0
 			if strings.HasSuffix(key, "Ref") && !inList || strings.HasSuffix(key, "Refs") && inList {
-				w.out = append(w.out, w.reference(n, key))
+				out = append(out, w.reference(n, key))
 			}
 			depth := len(w.path)
 			eachPair(n, func(k, v *yaml.Node) {
@@ -107,7 +108,7 @@ func referencesViaEachPair(o *Object) []Reference {
 		w.path = append(w.path[:0], refStep{key: k.Value, index: -1})
 		in(v, k.Value)
 	})
-	return w.out
+	return out
 }
 
 // TestStepsString: a field path as findings name it, keys joined by dots

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
@@ -53,17 +54,7 @@ items:
 		"directive.yaml": []byte("%YAML 1.2\n---\napiVersion: v1\nkind: Service\nmetadata: {name: d}\n"),
 		"doc.json":       []byte(`{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j"}, "spec": {"ports": [{"port": 80}]}}`),
 	}
-	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		inputs[path] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addTestdata(t, inputs)
 	n, kept := 0, 0
 	for name, data := range inputs {
 		objs, _ := loadFile(name, data, Limits{}, nil)
@@ -89,6 +80,81 @@ items:
 	}
 	if n < 1000 || kept == 0 {
 		t.Errorf("released %d objects and kept %d trees: the inputs no longer cover both", n, kept)
+	}
+}
+
+// TestRecycledTreesChangeNothing: when the loader's callback releases
+// objects as it reads them (as pipeline.Predecode does), the fast reader
+// builds later documents in the nodes of the released ones (eachDocument,
+// spares). Every tree handed to the callback must be the one a load that
+// releases nothing reads, and after the whole load a kept tree must be
+// unchanged and a released object must read the same tree again — for
+// every input under testdata/ and a generated platform cut into chunks,
+// releasing every object, and every other one.
+func TestRecycledTreesChangeNothing(t *testing.T) {
+	inputs := map[string][]byte{"platform.yaml": benchgen.Platform(800)}
+	addTestdata(t, inputs)
+	released := 0
+	for _, every := range []int{1, 2} {
+		for name, data := range inputs {
+			plain, _ := loadFile(name, data, Limits{}, nil)
+			want := map[string]*yaml.Node{}
+			for _, o := range plain {
+				want[o.Pos.String()] = o.tree()
+			}
+			var mu sync.Mutex
+			var problems []string
+			each := func(o *Object) {
+				w := want[o.Pos.String()]
+				if w == nil {
+					return
+				}
+				if d := treeDiff(w, o.tree(), "$"); d != "" {
+					mu.Lock()
+					problems = append(problems, fmt.Sprintf("%s: handed over: %s", o, d))
+					mu.Unlock()
+				}
+				if o.Pos.Line%every == 0 {
+					o.Release()
+				}
+			}
+			objs, _ := loadFile(name, data, Limits{}, each)
+			for _, p := range problems {
+				t.Error(p)
+			}
+			if len(objs) != len(plain) {
+				t.Errorf("%s: %d objects, %d releasing none", name, len(objs), len(plain))
+			}
+			for _, o := range objs {
+				if o.Released() {
+					released++
+				}
+				if w := want[o.Pos.String()]; w != nil {
+					if d := treeDiff(w, o.tree(), "$"); d != "" {
+						t.Errorf("%s (released %v): after the load: %s", o, o.Released(), d)
+					}
+				}
+			}
+		}
+	}
+	if released < 1000 {
+		t.Errorf("%d objects released: the inputs no longer cover recycling", released)
+	}
+}
+
+// addTestdata adds every YAML and JSON file under testdata/ to inputs.
+func addTestdata(t *testing.T, inputs map[string][]byte) {
+	t.Helper()
+	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		inputs[path] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -452,30 +452,30 @@ func (r *Result) verdictIndex() map[policy.TargetKey][]Verdict {
 }
 
 // onPort keeps a port-scoping kind's fields that apply on a listener's
-// port: those for every port, unless a field for this port replaces them
-// (then they are listed as Replaced by it), and that field; fields for
-// other ports do not apply.
+// port: those for every port, unless fields for this port (its entry and
+// the parts other policies fill in it) replace them — then they are
+// listed as Replaced by the entry —, and those fields; fields for other
+// ports do not apply.
 func onPort(ps policy.PortScoper, es []EffectiveField, port int32) []EffectiveField {
-	own := -1
-	for i, e := range es {
-		if ps.FieldPort(e.Key) == port {
-			own = i
-		}
-	}
+	own := slices.ContainsFunc(es, func(e EffectiveField) bool { return ps.FieldPort(e.Key) == port })
 	var out []EffectiveField
 	var replaced []*Field
-	for i, e := range es {
+	for _, e := range es {
 		switch p := ps.FieldPort(e.Key); {
-		case p == 0 && own >= 0:
+		case p == 0 && own:
 			replaced = append(replaced, e.Field)
-		case p == 0 || i == own:
+		case p == 0 || p == port:
 			out = append(out, e)
 		}
 	}
+	entry := -1
 	for i := range out {
-		if ps.FieldPort(out[i].Key) == port {
-			out[i].Replaced = replaced
+		if ps.FieldPort(out[i].Key) == port && (entry < 0 || ps.PortEntry(out[i].Key) == "") {
+			entry = i
 		}
+	}
+	if entry >= 0 {
+		out[entry].Replaced = replaced
 	}
 	return out
 }

@@ -288,9 +288,29 @@ func mergeLevel(reg *policy.Registry, k policy.Kind, atts []*Candidate, cfg poli
 		}
 		pt.Fields = append(pt.Fields, combine(k, fs.Key, st, setters))
 	}
+	pt.Fields = dropOwnParts(k, pt.Fields)
 	pt.Ties = ties(pt)
 	pt.Reported = pt.Fields
 	return pt
+}
+
+// dropOwnParts leaves out the parts of a port's entry
+// (policy.PortScoper.PortEntry) that the entry's owner owns: its entry
+// holds them already, and its controller records only the parts other
+// policies fill.
+func dropOwnParts(k policy.Kind, fs []*Field) []*Field {
+	ps, ok := k.(policy.PortScoper)
+	if !ok {
+		return fs
+	}
+	owners := map[string]*Candidate{}
+	for _, f := range fs {
+		owners[f.Key] = f.Owner
+	}
+	return slices.DeleteFunc(fs, func(f *Field) bool {
+		entry := ps.PortEntry(f.Key)
+		return entry != "" && owners[entry] == f.Owner
+	})
 }
 
 // combine applies one strategy to the setters of a field (in precedence

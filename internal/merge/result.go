@@ -35,6 +35,11 @@ type Result struct {
 	verdictsOnce sync.Once
 	byTarget     map[policy.TargetKey][]Verdict
 
+	// targets are the registry's render targets by name, listed once
+	// (ruleTarget).
+	targetsOnce sync.Once
+	targets     map[string]policy.Target
+
 	// routed holds the routed points already combined (routedPoints):
 	// render and lint ask for every rule on every listener, and the
 	// rules a listener's or a route's policies reach share their chain.
@@ -768,14 +773,24 @@ func ownStrategy(k policy.Kind, key string) policy.Strategy {
 // one kind's field: on a route one controller serves, its family's kinds
 // take the values they model (that controller translates them), and
 // another family's kind only the fields none of them models (the Gateway
-// API translation gwpol shares). A route no registered controller serves
-// alone keeps every kind's.
+// API translation gwpol shares), read as that controller's render target
+// reads them (TargetRuleFielder). A route no registered controller serves
+// alone keeps every kind's, in the shared reading.
 func (r *Result) ruleFields(rt *topology.Route, rule *topology.Rule, cfg policy.Config) [][]policy.RuleField {
 	kinds := r.Registry.Kinds()
 	out := make([][]policy.RuleField, len(kinds))
 	n := 0
+	var target *policy.Target
+	targetDone := false
 	for i, k := range kinds {
-		if rf, ok := k.(policy.RuleFielder); ok {
+		if trf, ok := k.(policy.TargetRuleFielder); ok {
+			if !targetDone {
+				target, targetDone = r.ruleTarget(rt), true
+			}
+			if out[i] = trf.RuleFieldsOn(rt.Route, rule.Rule, cfg, target); len(out[i]) > 0 {
+				n++
+			}
+		} else if rf, ok := k.(policy.RuleFielder); ok {
 			if out[i] = rf.RuleFields(rt.Route, rule.Rule, cfg); len(out[i]) > 0 {
 				n++
 			}
@@ -802,6 +817,22 @@ func (r *Result) ruleFields(rt *topology.Route, rule *topology.Rule, cfg policy.
 		}
 	}
 	return out
+}
+
+// ruleTarget is the render target of the one controller serving every
+// Gateway of the route (servedBy); nil when there is none, or more than
+// one, or it names no registered target.
+func (r *Result) ruleTarget(rt *topology.Route) *policy.Target {
+	ctrl, ok := r.servedBy(rt)
+	if !ok || ctrl.RenderTarget == "" {
+		return nil
+	}
+	r.targetsOnce.Do(func() { r.targets = r.Registry.Targets() })
+	t, ok := r.targets[strings.ToLower(ctrl.RenderTarget)]
+	if !ok {
+		return nil
+	}
+	return &t
 }
 
 // servedBy is the registered controller of every Gateway the route is a

@@ -34,8 +34,9 @@ func limitFindings(o *manifest.Object, gk GroupKind, extra map[GroupKind]*manife
 	return out
 }
 
-// isLimitFinding reports whether d is one of limitFindings' or
-// enumFindings' (GWP101; the other refusals, nameFindings', are GWP113).
+// isLimitFinding reports whether d is one of limitFindings',
+// enumFindings' or entryFindings' (GWP101; the other refusals,
+// nameFindings', are GWP113).
 func isLimitFinding(d diag.Diagnostic) bool { return d.Code == LintInvalidDocument.Code }
 
 // FieldEnum is a field of a kind whose CRD gwpol does not ship, held to

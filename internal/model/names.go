@@ -109,7 +109,7 @@ func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(
 			Message: fmt.Sprintf("%s %s is not valid as %s: %s; the API server rejects this object, so gwpol leaves it out — rename it",
 				path, ShownValue(value), what, detail(e))})
 	}
-	for _, r := range o.References() {
+	o.EachReference(func(r manifest.Reference) {
 		if r.HasName {
 			if msgs := referenceNameProblems(r, reads, wildcards); len(msgs) > 0 {
 				out = append(out, diag.Diagnostic{Code: LintInvalidName.Code, Severity: diag.Error, Object: o.Ref(), Field: r.Path + ".name", Pos: r.NamePos,
@@ -124,7 +124,7 @@ func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(
 						r.Path, ShownValue(r.Namespace), strings.Join(msgs, "; "), o.Kind)})
 			}
 		}
-	}
+	})
 	return out
 }
 

@@ -159,10 +159,11 @@ func Because(first, p *Policy) string {
 // Gateways are its, and on callers, the input's policies whose targets
 // attach found), Rejected the targets where it does not apply a policy;
 // verdict is the controller's own verdict on a route (Family.ValidateRoute;
-// nil when it has none), which says the backendRefs it refuses. It
+// nil when it has none), which says the backendRefs it refuses; env is
+// the pass's (the deployment's settings, the backends' policies). It
 // decides every policy of ps: one missing from Ancestors has no entry of
 // the controller's.
-type ForeignDecider func(ps, callers []*Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *RouteVerdict) Decisions
+type ForeignDecider func(env *Env, ps, callers []*Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *RouteVerdict) Decisions
 
 // String is "Reason: Message", the way every view names the verdict.
 func (r *Rejection) String() string { return r.Reason + ": " + r.Message }

@@ -33,6 +33,12 @@ type Controller struct {
 	// GatewayReplaced and ListenerReplaced, a route's Programmed and its
 	// rules' conditions (kgateway).
 	ExtraConditions bool
+	// ParentRefsAsWritten: a route's status names each parent by the
+	// route's parentRef as written, without a namespace where the route
+	// gives none (Envoy Gateway copies the spec's ParentReference into
+	// RouteParentStatus). False: the namespace is filled in with the
+	// route's.
+	ParentRefsAsWritten bool
 	// ReplacesInvalidWhole: a route rule an invalid policy merges into is
 	// replaced whole by a direct response (500), none of what the route
 	// configures kept (kgateway); otherwise the controller answers 500

@@ -2,6 +2,7 @@ package policy
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -144,8 +145,11 @@ type Family struct {
 	// without refusing anything of it (topology.Controller.Reported):
 	// each condition replaces the Gateway's own of its type, which status
 	// and explain read from topology.Gateway.Reported; render serves the
-	// Gateway as before; the findings are lint's. Nil: none.
-	GatewayReport func(m *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic)
+	// Gateway as before; the findings are lint's. A condition with no
+	// Status withdraws the Gateway's own of its type (the reporter writes
+	// none). env holds the model, the deployment's settings and the
+	// backends' policies (Env.BackendPolicies). Nil: none.
+	GatewayReport func(env *Env, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic)
 	// Listeners is the controller's verdict on the listeners of one of its
 	// Gateways by rules of its own (topology.Controller.Listeners): it
 	// replaces each listener's Conditions and Unserved, which topology set
@@ -187,6 +191,11 @@ type Family struct {
 	// NoListenersNotValid: the controller refuses a Gateway with no
 	// listener at all (topology.Controller.NoListenersNotValid).
 	NoListenersNotValid bool
+	// ListenerSetConditions are the conditions the controller writes on
+	// a ListenerSet naming one of its Gateways
+	// (topology.Controller.ListenerSetConditions). Nil: the Gateway
+	// API's.
+	ListenerSetConditions func(s *topology.ListenerSet) []metav1.Condition
 	// UnwatchedRoutes says why the controller, under the deployment cfg,
 	// does not read routes of a kind at all ("" when it reads them):
 	// such a route attaches to none of its Gateways and takes no status
@@ -424,6 +433,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.AdmissionFirst = f.AdmissionFirst
 		tc.Grants = f.GrantsUnder(cfg)
 		tc.NoListenersNotValid = f.NoListenersNotValid
+		tc.ListenerSetConditions = f.ListenerSetConditions
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
 		}
@@ -431,10 +441,32 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 			tc.UnreadListenerSets = func(gk model.GroupKind) string { return unread(gk, cfg) }
 		}
 		tc.Gateway = f.Gateway
-		tc.Reported = f.GatewayReport
+		if report := f.GatewayReport; report != nil {
+			envOf := r.envUnder(cfg)
+			tc.Reported = func(m *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic) {
+				return report(envOf(m), gw)
+			}
+		}
 		out[f.Controller.Name] = tc
 	}
 	return out
+}
+
+// envUnder returns the Env of a model under cfg, its backends' policies
+// prepared (PrepareBackendPolicies), made once per model: a controller's
+// verdict on each Gateway reads the same one.
+func (r *Registry) envUnder(cfg Config) func(m *model.Model) *Env {
+	var mu sync.Mutex
+	var last *Env
+	return func(m *model.Model) *Env {
+		mu.Lock()
+		defer mu.Unlock()
+		if last == nil || last.Model != m {
+			last = &Env{Model: m, Config: cfg}
+			r.PrepareBackendPolicies(last)
+		}
+		return last
+	}
 }
 
 // StreamRoutes is the stream route rule of a Gateway whose controller's

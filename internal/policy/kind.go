@@ -24,11 +24,12 @@ package policy
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
+//	TargetRuleFielder  merge: … read as the render target serving the route reads them (Target.RuleTimeout)
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	DeepResetter      merge, explain: a value a deep merge records alone as the field's origin, dropping those merged before it
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
-//	PortScoper        merge (Effective), explain: fields that apply on one listener port only
+//	PortScoper        merge (mergeLevel, Effective), explain: fields that apply on one listener port only, and the parts of a port's entry
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
@@ -241,6 +242,15 @@ type RuleFielder interface {
 	Overlay(key string, over, under any) (effective any, underRemains bool)
 }
 
+// TargetRuleFielder is implemented by RuleFielders whose reading of a
+// rule's own values depends on the render target serving the route (a
+// target's RuleTimeout). merge calls RuleFieldsOn instead of RuleFields,
+// with the target of the one controller serving every Gateway of the
+// route; nil when there is none, or more than one.
+type TargetRuleFielder interface {
+	RuleFieldsOn(rt *model.Route, rule *model.Rule, cfg Config, t *Target) []RuleField
+}
+
 // Instancer is implemented by kinds some of whose fields each configure
 // one of several named instances of a data-plane feature (kgateway's
 // ext_authz, ext_proc and oauth2 providers, each an Envoy filter of its
@@ -268,10 +278,21 @@ type DeepResetter interface {
 
 // PortScoper is implemented by kinds some of whose fields apply on the
 // listeners of one port only (kgateway's ListenerPolicy perPort): there
-// such a field replaces all the kind's fields for every port.
+// such fields replace all the kind's fields for every port.
+//
+// A port's fields are its entry (perPortPolicy[80]), which the first
+// policy to set the port brings whole, and the entry's parts
+// (perPortPolicy[80].httpSettings.serverName), each a field of its own
+// through which a later policy fills what the entry leaves unset. merge
+// keeps a part only where a policy other than the entry's owns it: the
+// owner's own parts are already in its entry (kgateway's mergePerPort
+// records a later policy's settings under the part's key only).
 type PortScoper interface {
 	// FieldPort is the port a field applies on, 0 for every port.
 	FieldPort(key string) int32
+	// PortEntry is, for a part of a port's entry, the entry's key; ""
+	// for any other field.
+	PortEntry(key string) string
 }
 
 // WholeOverrider is implemented by kinds whose policy at a more specific
@@ -455,6 +476,11 @@ type RouteVerdict struct {
 	// Unreported are the parents (parentRef indexes) the controller
 	// writes no status for.
 	Unreported []int
+	// SharedStatus is, for a parent (parentRef index) whose status entry
+	// holds the conditions the controller decides for another parent, that
+	// other's index (Envoy Gateway: one entry for the parentRefs it counts
+	// equal, named by the first, the later ones Unreported).
+	SharedStatus map[int]int
 	// NotAccepted is, per parent the route does not attach to (parentRef
 	// index), the Accepted condition the controller writes there: False in
 	// its own words, with the Gateway API's reason topology decided, or

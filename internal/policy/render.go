@@ -116,6 +116,15 @@ type Fragment struct {
 	// TypedClusters are the clusters the configuration refers to (e.g. an
 	// auth service), go-control-plane Clusters.
 	TypedClusters []proto.Message
+	// TypedClusterParts shape each of TypedClusters as the fields of a
+	// backend's policies shape its cluster: each part's Cluster and
+	// ClusterOfType merged in, in order, by the settings' meaning (see
+	// Cluster), then each part's ClusterFinish run (their other settings
+	// are not read) — an extension
+	// service's cluster tuned by the policy's own settings for it (Envoy
+	// Gateway's backendSettings), rendered by the renderers of the fields
+	// that tune a backend's cluster.
+	TypedClusterParts []Fragment
 	// Cluster is merged into the cluster of the backend the field's
 	// policies target (ScopeCluster): a go-control-plane Cluster the
 	// kind's render files build, holding only the settings the field

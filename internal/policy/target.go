@@ -254,6 +254,35 @@ type Target struct {
 	// only its non-empty "."-separated segments, so no stat name gets a
 	// leading, doubled or trailing dot. Unset: written as filled.
 	StatPrefixSegments bool
+	// AnswersKeepPolicies: a rule a policy answers itself (policy.Answerer,
+	// a direct response in place of forwarding) keeps the other policies'
+	// configuration beside the answer — their per-filter configuration
+	// and the filters in the chain (an external authorization still
+	// checks the request before it is answered), the route-level settings
+	// a route without a route action takes (a stat prefix) — as a
+	// controller that applies every policy of the rule in one pass, the
+	// answer only setting the route's action, does. Unset: the answer
+	// alone, with the rule's merge metadata.
+	AnswersKeepPolicies bool
+	// EmptyStreamCluster, when set, is the cluster a served TCP, TLS or
+	// UDP listener with no route to serve still proxies to: a static
+	// cluster without endpoints, so every connection or datagram is
+	// dropped. Each port with such a TCP or TLS listener gets one TCP
+	// proxy filter chain named after the cluster (no server-name match, no
+	// TLS termination, the listener's own connection and TCP proxy
+	// settings), and each such UDP listener a UDP proxy to it, as a
+	// controller that must give Envoy a filter chain for every listener it
+	// writes does. Unset: such a listener is left out (Envoy takes no
+	// listener without filter chains).
+	EmptyStreamCluster string
+	// InvalidDropsStreamRoutes: a TCP or TLS listener that an invalid
+	// policy of a kind configuring such listeners reaches
+	// (StreamListenerConfigurer; the Gateway's, unless the listener's own
+	// policy of the kind replaces it there, or the listener's) serves none
+	// of its routes: the controller still writes the listener, with the
+	// empty chain where it has one (EmptyStreamCluster). Unset: the routes
+	// are served without the invalid policy.
+	InvalidDropsStreamRoutes bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
@@ -294,6 +323,12 @@ type Target struct {
 	// of a hundred, a fraction num*10^6/den millionths in integers
 	// (rounded down), neither every request (no runtime fraction).
 	MirrorFraction func(f *gwv1.HTTPRequestMirrorFilter) MirrorShare
+	// RuleTimeout is the route timeout the controller applies for an
+	// HTTPRoute rule's own timeouts ts, as a Go duration string; nil when
+	// it applies none. The kinds that translate a rule's timeouts
+	// (TargetRuleFielder) take it over their shared Gateway API reading
+	// on the routes the target alone serves. Nil: that shared reading.
+	RuleTimeout func(ts *gwv1.HTTPRouteTimeouts) *string
 	// ServiceHTTP2 decides whether the cluster of a Service port whose
 	// appProtocol is appProtocol ("" for none) speaks HTTP/2 upstream,
 	// for a GRPCRoute's backendRef or mirror (grpc) or another route's.

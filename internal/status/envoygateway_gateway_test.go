@@ -94,15 +94,7 @@ func TestEnvoyGatewayRefusedGateway(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := compileFull(t, refusalPlatform(tc.gwSpec, tc.extra))
 			rep := status.Compute(c.Result, status.Options{})
-			var gw *status.Gateway
-			for i := range rep.Gateways {
-				if rep.Gateways[i].Name == "gw" {
-					gw = &rep.Gateways[i]
-				}
-			}
-			if gw == nil {
-				t.Fatal("no status for infra/gw")
-			}
+			gw := gatewayStatus(t, rep, "gw")
 			refused := tc.want != ""
 			if got := acceptedOf(gw.Conditions); refused && got != tc.want || !refused && !strings.HasPrefix(got, "Accepted=True") {
 				t.Errorf("Gateway Accepted %q, want %q", got, tc.want)

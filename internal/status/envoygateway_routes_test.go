@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"cmp"
 	"encoding/base64"
 	"slices"
 	"strconv"
@@ -63,7 +64,7 @@ func egStatuses(rep *status.Report) (lines map[string]string, messages []string)
 	}
 	for _, r := range rep.Routes {
 		for _, p := range r.Parents {
-			put(r.Kind+"/"+r.Namespace+"/"+r.Name+" @ "+p.ParentRef.Kind+"/"+p.ParentRef.Namespace+"/"+p.ParentRef.Name, p.Conditions)
+			put(r.Kind+"/"+r.Namespace+"/"+r.Name+" @ "+p.ParentRef.Kind+"/"+cmp.Or(p.ParentRef.Namespace, p.ResolvedNamespace)+"/"+p.ParentRef.Name, p.Conditions)
 		}
 	}
 	for _, p := range rep.Policies {

@@ -110,9 +110,11 @@ type Route struct {
 
 // ParentRef as printed.
 type ParentRef struct {
-	Group       string `json:"group"`
-	Kind        string `json:"kind"`
-	Namespace   string `json:"namespace"`
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	// Namespace is empty where the route's parentRef gives none and its
+	// controller writes it as written (policy.Controller.ParentRefsAsWritten)
+	Namespace   string `json:"namespace,omitempty"`
 	Name        string `json:"name"`
 	SectionName string `json:"sectionName,omitempty"`
 	Port        int32  `json:"port,omitempty"`
@@ -123,6 +125,9 @@ type RouteParent struct {
 	ParentRef      ParentRef   `json:"parentRef"`
 	ControllerName string      `json:"controllerName"`
 	Conditions     []Condition `json:"conditions"`
+	// ResolvedNamespace is the namespace of the parent the reference
+	// names, the route's where ParentRef gives none (not printed).
+	ResolvedNamespace string `json:"-"`
 }
 
 // Policy status.
@@ -289,16 +294,10 @@ func Compute(r *merge.Result, opt Options) *Report {
 			if p.Unwatched {
 				continue // its controller does not read routes of this kind
 			}
-			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
-			if p.Ref.SectionName != nil {
-				ref.SectionName = string(*p.Ref.SectionName)
-			}
-			if p.Ref.Port != nil {
-				ref.Port = int32(*p.Ref.Port)
-			}
 			ctrl := parentController(g, p, opt.ControllerName)
+			ref := parentRefOf(r.Registry, ctrl, rt, p)
 			if cs, ok := ownRouteStatus(statusers, rt, p); ok {
-				out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: cs})
+				out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: cs, ResolvedNamespace: string(*p.Ref.Namespace)})
 				continue
 			}
 			var conds []metav1.Condition
@@ -307,7 +306,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 				continue // the controller writes no status for this parent
 			}
 			if v != nil {
-				conds = verdictConditions(rt, p, v)
+				cp := p
+				if q, ok := v.SharedStatus[p.Index]; ok && parentAt(rt, q) != nil {
+					cp = parentAt(rt, q)
+				}
+				conds = verdictConditions(rt, cp, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
@@ -318,7 +321,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 					conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: rf.Reason, Message: rf.Message})
 				}
 			}
-			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds)), ResolvedNamespace: string(*p.Ref.Namespace)})
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
@@ -1020,6 +1023,37 @@ type use struct {
 	// by is the policy that took the target, where the use is
 	// usedOverridden on a backend one policy wins.
 	by *policy.Policy
+}
+
+// parentAt is rt's parent of parentRef index i, nil when there is none.
+func parentAt(rt *topology.Route, i int) *topology.Parent {
+	for _, p := range rt.Parents {
+		if p.Index == i {
+			return p
+		}
+	}
+	return nil
+}
+
+// parentRefOf is the reference a route's status names parent p by, as
+// its controller writes it: group and kind defaulted, as an API server
+// admits them, the namespace too unless the controller writes the
+// parentRef as written (policy.Controller.ParentRefsAsWritten) and the
+// route gives none.
+func parentRefOf(reg *policy.Registry, ctrl string, rt *topology.Route, p *topology.Parent) ParentRef {
+	ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
+	if c, _ := reg.Controller(ctrl); c.ParentRefsAsWritten && p.Index < len(rt.ParentRefs) {
+		if ns := rt.ParentRefs[p.Index].Namespace; ns == nil || *ns == "" {
+			ref.Namespace = ""
+		}
+	}
+	if p.Ref.SectionName != nil {
+		ref.SectionName = string(*p.Ref.SectionName)
+	}
+	if p.Ref.Port != nil {
+		ref.Port = int32(*p.Ref.Port)
+	}
+	return ref
 }
 
 func ancestorOf(k model.Key) AncestorRef {

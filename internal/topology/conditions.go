@@ -328,7 +328,8 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 // withReported replaces each of cs by the condition of its type its
 // controller's status reporter writes on gw (Gateway.Reported), the last
 // of a type standing, as Kubernetes' SetStatusCondition sets them; a
-// reported condition of another type is added after them.
+// reported condition of another type is added after them, and one with
+// no Status withdraws cs's of its type (the reporter writes none).
 func withReported(gw *Gateway, cs []metav1.Condition) []metav1.Condition {
 	for _, r := range gw.Reported {
 		found := false
@@ -341,7 +342,7 @@ func withReported(gw *Gateway, cs []metav1.Condition) []metav1.Condition {
 			cs = append(cs, r)
 		}
 	}
-	return cs
+	return slices.DeleteFunc(cs, func(c metav1.Condition) bool { return c.Status == "" })
 }
 
 // refusedOnValidation: the listener's controller refuses it while it
@@ -406,6 +407,9 @@ func (g *Graph) gatewayClass(name string) *model.GatewayClass {
 // ListenersNotValid, False on both when none of its listeners is valid and
 // on Accepted only (True) when some are; else Accepted and Programmed.
 func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
+	if s.own != nil {
+		return s.own(s)
+	}
 	if s.Parent == nil {
 		return []metav1.Condition{cond("Accepted", false, s.Reason, s.Message), cond("Programmed", false, s.Reason, s.Message)}
 	}

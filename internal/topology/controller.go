@@ -67,6 +67,11 @@ type Controller struct {
 	// Accepted=False, ListenersNotValid, and not programmed. Unset: such
 	// a Gateway is accepted and programmed.
 	NoListenersNotValid bool
+	// ListenerSetConditions are the conditions the controller writes on
+	// a ListenerSet naming one of its Gateways — attached (Parent set,
+	// its listeners judged) or refused (Reason says why) — in place of
+	// the Gateway API's wording (ListenerSetConditions). Nil: those.
+	ListenerSetConditions func(s *ListenerSet) []metav1.Condition
 	// Unwatched says why the controller does not read routes of a kind
 	// under its deployment ("" when it reads them): a route of such a
 	// kind attaches to none of its Gateways (Parent.Unwatched), takes no

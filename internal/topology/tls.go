@@ -144,7 +144,7 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		path += ".protocol"
 	case UnservedTLS:
 		path += ".tls"
-		if refusedForCAs(l) {
+		if RefusedForCAs(l) {
 			src, path = l.Gateway.Src, "spec.tls.frontend"
 		}
 	}
@@ -165,10 +165,10 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), strings.TrimSuffix(why, "."), l.Gateway.ControllerTitle())}
 }
 
-// refusedForCAs: the listener's verdict refuses it for its frontend
+// RefusedForCAs: the listener's verdict refuses it for its frontend
 // validation CAs (Accepted False, NoValidCACertificate), whichever rule
 // decided it.
-func refusedForCAs(l *Listener) bool {
+func RefusedForCAs(l *Listener) bool {
 	for _, c := range l.Conditions {
 		if c.Type == "Accepted" && c.Status == metav1.ConditionFalse && c.Reason == "NoValidCACertificate" {
 			return true

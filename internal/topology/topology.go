@@ -148,6 +148,12 @@ type ListenerSet struct {
 	Accepted bool
 	Reason   string
 	Message  string
+	// own are its Gateway's controller's conditions for it
+	// (Controller.ListenerSetConditions); nil: the Gateway API's.
+	own func(s *ListenerSet) []metav1.Condition
+	// Gateway is the Gateway it names when the input has it (Parent
+	// too when that Gateway takes it; nil when there is none).
+	Gateway *Gateway
 }
 
 // Listener is one listener of a Gateway or of a ListenerSet attached to it.
@@ -580,6 +586,9 @@ func (g *Graph) attachListenerSets() {
 			continue
 		}
 		g.sets[ms.Key()] = s
+		if gw != nil {
+			s.Gateway, s.own = gw, g.controllerOf(gw).ListenerSetConditions
+		}
 		switch {
 		case gw == nil:
 			s.Reason, s.Message = "NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, ref.Name)

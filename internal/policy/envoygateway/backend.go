@@ -15,10 +15,10 @@ import (
 
 // backendJudge is what Envoy Gateway's Backend validation (backend.go:
 // validateBackend) reads besides the Backend: the BackendTLSPolicies that
-// may give it a CA, and whether Envoy Gateway runs on the host.
+// may give it a CA (the input's, backendTLSCovers), and whether Envoy
+// Gateway runs on the host.
 type backendJudge struct {
 	env    *policy.Env
-	set    *policy.Set
 	onHost bool
 }
 
@@ -100,7 +100,7 @@ var LintBackendNotAccepted = diag.Rule{Code: "GWP220", Name: "backend-not-accept
 // condition Envoy Gateway writes on every Backend (backend.go:
 // ProcessBackends), whichever routes use it.
 func objectVerdicts(env *policy.Env, set *policy.Set) []policy.ObjectVerdict {
-	j := backendJudge{env: env, set: set, onHost: RunningOnHost.Bool(env.Config)}
+	j := backendJudge{env: env, onHost: RunningOnHost.Bool(env.Config)}
 	enabled := EnableBackend.Bool(env.Config)
 	var out []policy.ObjectVerdict
 	for _, o := range env.Model.OfKind(backend) {

@@ -128,8 +128,22 @@ func sdsDisabled() string {
 // skipped, and none of a supported kind is an unsupported kind; CA
 // entries that are all empty are no valid CA.
 func caCertsProblem(env *policy.Env, refs []model.Key) string {
+	return caCertsProblemGranted(env, refs, nil)
+}
+
+// caCertsProblemGranted is caCertsProblem where each reference is first
+// checked by permitted (nil: none is), whose error ("" when it is
+// permitted) stops there: getCaCertsFromCARefs for an owner whose
+// references may name another namespace (a Gateway's frontend
+// validation).
+func caCertsProblemGranted(env *policy.Env, refs []model.Key, permitted func(model.Key) string) string {
 	supported, sds, ca := false, false, 0
 	for _, ref := range refs {
+		if permitted != nil {
+			if msg := permitted(ref); msg != "" {
+				return msg
+			}
+		}
 		switch ref.Kind {
 		case "ConfigMap":
 			supported = true
@@ -180,10 +194,13 @@ func caCertsProblem(env *policy.Env, refs []model.Key) string {
 	case ca == 0 && !supported:
 		return unsupportedCAKind + " in caCertificateRefs"
 	case ca == 0:
-		return "no valid CA certificate found in referenced resources"
+		return noValidCA
 	}
 	return ""
 }
+
+// noValidCA is ErrNoValidCACertificate.
+const noValidCA = "no valid CA certificate found in referenced resources"
 
 // unsupportedCAKind is ErrInvalidCACertificateKind: no reference of a
 // kind getCaCertsFromCARefs reads.

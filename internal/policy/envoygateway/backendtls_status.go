@@ -37,7 +37,7 @@ import (
 // those, merge's own rule stands): Conflicted for a policy on the target
 // key an earlier one has, Overridden for every whole-backend policy on
 // each port a policy names by sectionName.
-func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
+func backendTLSStatuses(env *policy.Env, ps, callers []*policy.Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
 	ordered := slices.Clone(ps)
 	slices.SortStableFunc(ordered, processingOrder)
 	s := &btlsRun{ordered: ordered, entries: map[*policy.Policy][]*btlsEntry{}, strange: map[model.Key]bool{},
@@ -52,7 +52,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 			}
 		}
 	}
-	s.proxyUses(g, own)
+	s.proxyUses(env, g, own)
 	s.routeUses(g, own, verdict)
 	s.callerUses(g.Model, callers)
 	s.conflicts()

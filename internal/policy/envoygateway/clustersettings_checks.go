@@ -19,7 +19,7 @@ func (v valueChecks) trafficFeatures(cs *egv1a1.ClusterSettings, feature string,
 	if cs == nil {
 		return false
 	}
-	w := valueChecks{p: v.p, at: slices.Concat(v.at, at), feature: feature}
+	w := valueChecks{p: v.p, at: slices.Concat(v.at, at), feature: feature, bare: v.bare}
 	n := len(v.p.Invalid)
 	for _, build := range []func(){
 		func() { w.clusterTimeout(cs.Timeout) },

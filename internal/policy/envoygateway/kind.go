@@ -448,6 +448,10 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
 var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group},
+	// A route's status parentRef is the spec's as written, its namespace
+	// left out where the route's is (contexts.go: GetRouteParentContext,
+	// RouteParentStatus{ParentRef: forParentRef}).
+	ParentRefsAsWritten: true,
 	// Envoy Gateway applies these on a backendRef (a URLRewrite's
 	// hostname only) and refuses the backendRef for any other type
 	// (route_backends.go: backendRefFiltersProblem).
@@ -510,7 +514,12 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	BackendGroups:  []string{"", serviceImport.Group, Group},
 	ObjectVerdicts: objectVerdicts,
 	Gateway:        gatewayVerdict,
-	ForeignJudges:  map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// processProxyObservability: a telemetry backend that does not
+	// resolve leaves the Gateway translated but not accepted.
+	GatewayReport: gatewayReport,
+	// listenerset.go: processListenerSet, ProcessListenerSetStatus.
+	ListenerSetConditions: listenerSetConditions,
+	ForeignJudges:         map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	// It reports a BackendTLSPolicy against the parentRefs and calling
 	// policies whose destinations it governs, Conflicted only beside an
 	// earlier one with the same target key (backendtls_status.go).

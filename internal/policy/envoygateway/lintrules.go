@@ -17,7 +17,7 @@ var LintRoutesOverlap = diag.Rule{Code: "GWP219", Name: "routes-overlap", Severi
 // LintRules implements policy.LintRuleOwner: the findings only Envoy
 // Gateway's translator makes.
 func (k *Kind) LintRules() []diag.Rule {
-	return []diag.Rule{LintRoutesOverlap, LintBackendNotAccepted, LintGatewayNotAccepted}
+	return []diag.Rule{LintRoutesOverlap, LintBackendNotAccepted, LintGatewayNotAccepted, LintGatewayTelemetryUnresolved, LintGatewayTLSUnresolved}
 }
 
 var _ policy.LintRuleOwner = (*Kind)(nil)

@@ -37,6 +37,13 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 	for i, l := range gw.Listeners {
 		ls[i] = &egListener{l: l, cfg: cfg}
 		l.DefaultALPN = nil
+		if l.Unserved == topology.UnservedTLS && topology.RefusedForCAs(l) {
+			// Envoy Gateway judges the frontend CAs by its own rule
+			// (listenerFrontendProblem: getCaCertsFromCARefs reads the
+			// CA's bytes and never parses them); the Gateway API's,
+			// which refuses a CA that does not parse, is not its verdict
+			l.Unserved = ""
+		}
 		ls[i].specValid = ls[i].validateSpec(g, g.Model)
 	}
 	protocolConflicts(ls)
@@ -74,6 +81,17 @@ func (e *egListener) unserveUnprogrammed() {
 		return
 	}
 	e.l.Unserved = topology.UnservedInvalid
+	if e.refusedForCAs() {
+		e.l.Unserved = topology.UnservedTLS // reported at the Gateway's frontend validation
+	}
+}
+
+// refusedForCAs: its verdict refuses it for its frontend validation's
+// CAs (Accepted False, NoValidCACertificate; topology.RefusedForCAs).
+func (e *egListener) refusedForCAs() bool {
+	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
+		return c.Type == "Accepted" && c.Status == string(metav1.ConditionFalse) && c.Reason == "NoValidCACertificate"
+	})
 }
 
 // programmed: its Programmed condition is True.
@@ -279,9 +297,14 @@ func (e *egListener) validateTLS(g *topology.Graph, m *model.Model) bool {
 			valid = false
 		}
 	}
-	if e.l.Protocol == gwv1.HTTPSProtocolType || e.l.Protocol == gwv1.TLSProtocolType {
-		if _, ok, reason, msg := g.FrontendCAs(e.l); !ok {
-			msg = "Listener has invalid caCertificateRef for frontend TLS validation: " + msg
+	// The Gateway's frontend validation is given to its HTTPS listeners
+	// only (listener.go: ProcessGatewayTLS), its CA read by
+	// getCaCertsFromCARefs (frontendCAProblem).
+	if e.l.Protocol == gwv1.HTTPSProtocolType {
+		env := &policy.Env{Model: m, Config: e.cfg}
+		if problem := listenerFrontendProblem(env, e.l.Gateway.Gateway, e.l.Port); problem != "" {
+			reason := frontendCAReason(problem)
+			msg := "Listener has invalid caCertificateRef for frontend TLS validation: " + problem
 			e.set("ResolvedRefs", false, reason, msg)
 			e.set("Programmed", false, reason, msg)
 			e.set("Accepted", false, "NoValidCACertificate", msg)

@@ -554,11 +554,11 @@ func dfpDNS(d *egv1a1.DNS, who policyName) (*clusterv3.Cluster, error) {
 // endpoints or its cluster IP is the endpoints the control plane sends
 // over EDS, which gwpol does not render; Listeners, routes and clusters
 // are the same either way, so the field renders to nothing (its owner is
-// still named in the route's merge metadata).
-func renderRoutingType(t *egv1a1.RoutingType, _ policyName) ([]policy.Fragment, error) {
-	if t == nil || (*t != "Service" && *t != "Endpoint") {
-		return nil, fmt.Errorf("routingType: unknown type %q", deref(t))
-	}
+// still named in the route's merge metadata). A value other than Service
+// and Endpoint (the CRD has no enum for it) is no error either: Envoy
+// Gateway's IsServiceRouting falls back to the EnvoyProxy's routing type
+// for it, and the route forwards.
+func renderRoutingType(*egv1a1.RoutingType, policyName) ([]policy.Fragment, error) {
 	return nil, nil
 }
 

@@ -136,7 +136,7 @@ func luaCode(l egv1a1.Lua, env *policy.Env, ns string) (string, error) {
 }
 
 // extProcKeys are the spec.extProc keys renderExtProc renders.
-var extProcKeys = []string{"backendRef", "backendRefs", "messageTimeout", "failOpen", "shadowMode", "statusOnError", "processingMode", "metadata"}
+var extProcKeys = []string{"backendRef", "backendRefs", "backendSettings", "messageTimeout", "failOpen", "shadowMode", "statusOnError", "processingMode", "metadata"}
 
 // extServiceTimeout is the timeout of Envoy Gateway's gRPC calls to an
 // extension service.
@@ -153,9 +153,10 @@ const extServiceTimeout = 10 * time.Second
 // message timeout, failOpen, shadow mode, metadata namespaces and status
 // on error the entry sets; a route enables it with an empty config.
 // An entry that did not validate but fails open is left out, as Envoy
-// Gateway leaves it out (the policy's other entries stay). backendSettings
-// (traffic features of the cluster) and Backends of hostnames (a DNS
-// cluster in Envoy Gateway's rendering) are not rendered yet: unsupported.
+// Gateway leaves it out (the policy's other entries stay). The entry's
+// backendSettings shape its cluster (serviceClusterParts) and retry its
+// gRPC calls (nonRouteRetry). Backends of hostnames (a DNS cluster in
+// Envoy Gateway's rendering) are not rendered yet: unsupported.
 func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
 	v, err := effectiveValue(in, "EnvoyExtensionPolicy")
 	if err != nil {
@@ -190,17 +191,37 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 			// the entry, not rendered yet.
 			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.backendRefs.fqdn"}}, nil
 		}
-		frag, err := extProcFilter(e, refs, i, who)
+		settingsAt := v.at.index(i).field("backendSettings")
+		parts, capability, err := serviceClusterParts(e.BackendSettings, settingsAt, who)
+		if err != nil {
+			return nil, fmt.Errorf("extProc[%d].%w", i, err)
+		}
+		if capability != "" {
+			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.backendSettings." + capability}}, nil
+		}
+		var retry *corev3.RetryPolicy
+		if s := e.BackendSettings; s != nil && s.Retry != nil {
+			rp, part, err := nonRouteRetry(s.Retry, settingsAt.field("retry"), "extProc.backendSettings.retry")
+			if err != nil {
+				return nil, fmt.Errorf("extProc[%d].%w", i, err)
+			}
+			if part != "" {
+				return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy." + part}}, nil
+			}
+			retry = rp
+		}
+		frag, err := extProcFilter(e, refs, i, who, retry)
 		if err != nil {
 			return nil, fmt.Errorf("extProc[%d]: %w", i, err)
 		}
+		frag[0].TypedClusterParts = parts
 		frags = append(frags, frag...)
 	}
 	return frags, nil
 }
 
 // extProcFilter is one entry's filter, per-route config and cluster.
-func extProcFilter(e egv1a1.ExtProc, refs []backendRef, i int, who policyName) ([]policy.Fragment, error) {
+func extProcFilter(e egv1a1.ExtProc, refs []backendRef, i int, who policyName, retry *corev3.RetryPolicy) ([]policy.Fragment, error) {
 	first := refs[0]
 	ns := who.namespace
 	if first.Namespace != nil && *first.Namespace != "" {
@@ -215,6 +236,7 @@ func extProcFilter(e egv1a1.ExtProc, refs []backendRef, i int, who policyName) (
 		GrpcService: &corev3.GrpcService{
 			TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster, Authority: authority}},
 			Timeout:         durationpb.New(extServiceTimeout),
+			RetryPolicy:     retry,
 		},
 		ProcessingMode: &extprocv3.ProcessingMode{
 			RequestHeaderMode:   extprocv3.ProcessingMode_SKIP,

@@ -86,7 +86,7 @@ func TestRenderLua(t *testing.T) {
 // TestRenderExtProc: an ext_proc filter per entry calling the cluster
 // named after the entry (EDS, HTTP/2, 10s), with the entry's processing
 // mode and options; entries that failed open are left out (indexes kept);
-// backendSettings are unsupported.
+// backendSettings.retry retries the gRPC calls.
 func TestRenderExtProc(t *testing.T) {
 	who := policyName{kind: "envoyextensionpolicy", namespace: "app", name: "p"}
 	value := &fieldValue{raw: json.RawMessage(`[
@@ -140,8 +140,11 @@ func TestRenderExtProc(t *testing.T) {
 	}
 
 	frags, err = renderExtProc(policy.FieldInput{Key: "extProc", Values: []any{json.RawMessage(`[{"backendRefs":[{"name":"svc","port":9000}],"backendSettings":{"retry":{}}}]`)}}, nil, who)
-	if err != nil || len(frags) != 1 || frags[0].Capability != "envoygateway.EnvoyExtensionPolicy.extProc.backendSettings" {
-		t.Errorf("backendSettings: got %+v, %v; want the unsupported capability", frags, err)
+	if err != nil || len(frags) != 1 || frags[0].Capability != "ext_proc" {
+		t.Fatalf("backendSettings: got %+v, %v; want the filter", frags, err)
+	}
+	if rp := frags[0].Filter.Typed.(*extprocv3.ExternalProcessor).GetGrpcService().GetRetryPolicy(); rp.GetRetryOn() != retryDefaultOn {
+		t.Errorf("backendSettings.retry: the gRPC service's retry policy %v; want Envoy Gateway's default triggers", rp)
 	}
 }
 

@@ -93,8 +93,19 @@ func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragm
 			return nil, fmt.Errorf("jwt.providers[%d]: %w", i, err)
 		}
 		if part == jwksBackendsPart {
-			if c, ok := jwksBackendCluster(p.RemoteJWKS, who.at.field("providers").index(i).field("remoteJWKS"), who.namespace, jwksClusterName(who, i), env); ok {
+			if c, ok := jwksBackendCluster(p.RemoteJWKS, who.namespace, jwksClusterName(who, i), env); ok {
 				cluster, part = c, ""
+			}
+		}
+		var parts []policy.Fragment
+		if r := p.RemoteJWKS; r != nil && r.BackendSettings != nil && part == "" {
+			var capability string
+			parts, capability, err = serviceClusterParts(r.BackendSettings, who.at.field("providers").index(i).field("remoteJWKS").field("backendSettings"), who)
+			if err != nil {
+				return nil, fmt.Errorf("jwt.providers[%d].remoteJWKS.%w", i, err)
+			}
+			if capability != "" {
+				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt.remoteJWKS.backendSettings." + capability}}, nil
 			}
 		}
 		if part == jwksBackendsPart {
@@ -111,7 +122,7 @@ func renderJWTOn(j *egv1a1.JWT, who policyName, env *policy.Env) ([]policy.Fragm
 		reqs = append(reqs, &jwtauthnv3.JwtRequirement{RequiresType: &jwtauthnv3.JwtRequirement_ProviderName{ProviderName: key}})
 		names = append(names, p.Name)
 		if cluster != nil {
-			frags = append(frags, policy.Fragment{TypedClusters: []proto.Message{cluster}})
+			frags = append(frags, policy.Fragment{TypedClusters: []proto.Message{cluster}, TypedClusterParts: parts})
 		}
 	}
 	switch {
@@ -163,17 +174,28 @@ func buildJWTProvider(p egv1a1.JWTProvider, at writtenAt, ns, jwksCluster string
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: jwks}}}
 	case p.RemoteJWKS != nil && viaBackends(p.RemoteJWKS):
-		remote, part, err := backendJWKS(p.RemoteJWKS, at.field("remoteJWKS"), jwksCluster)
+		name := jwksCluster
+		if len(p.RemoteJWKS.BackendRefs) == 0 {
+			// Envoy Gateway reads backendRefs alone (buildRemoteJWKS):
+			// without them the JWKS is fetched through its URI's cluster,
+			// which the backendSettings shape (jwt.go: patchResources,
+			// addClusterFromURL with the settings)
+			if cluster, err = urlCluster(p.RemoteJWKS.URI); err != nil {
+				return nil, nil, "", fmt.Errorf("remoteJWKS.uri: %w", err)
+			}
+			name = cluster.Name
+		}
+		remote, bpart, err := backendJWKS(p.RemoteJWKS, at.field("remoteJWKS"), name)
 		if err != nil {
 			return nil, nil, "", err
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_RemoteJwks{RemoteJwks: remote}
-		if part == "" {
-			// The provider is Envoy Gateway's; the cluster it is fetched
-			// through is not built yet.
+		part = bpart
+		if part == "" && cluster == nil {
+			// The provider is Envoy Gateway's; the cluster of its
+			// backends is built by the caller where it can be.
 			part = jwksBackendsPart
 		}
-		return prov, nil, part, nil
 	case p.RemoteJWKS != nil:
 		remote, c, err := fetchJWKS(p.RemoteJWKS)
 		if err != nil {
@@ -193,7 +215,7 @@ func buildJWTProvider(p egv1a1.JWTProvider, at writtenAt, ns, jwksCluster string
 		}
 		prov.FromCookies, prov.FromParams = x.Cookies, x.Params
 	}
-	return prov, cluster, "", nil
+	return prov, cluster, part, nil
 }
 
 // fetchJWKS is a remote JWKS fetched asynchronously through the cluster

@@ -4,7 +4,6 @@ package envoygateway
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -40,7 +39,7 @@ const jwksBackendsPart = "remoteJWKS.backendRefs"
 // cluster Envoy Gateway would build).
 const jwksBackendsReason = "Envoy Gateway fetches this remote JWKS through a cluster of the provider, %s, " +
 	"built from remoteJWKS.backendRefs, backendSettings and any BackendTLSPolicy on the backends; " +
-	"gwpol does not build that cluster yet for these backends (it does for one Service port without a BackendTLSPolicy, whose backendSettings set no more than the request timeout and the retry; a remoteJWKS with only a uri renders)"
+	"gwpol does not build that cluster yet for these backends (it does for one Service port without a BackendTLSPolicy, its backendSettings shaping it; a remoteJWKS without backendRefs renders)"
 
 // jwksClusterName is Envoy Gateway's name for the cluster the JWKS of
 // the policy's i-th provider is fetched through when it names backends.
@@ -86,7 +85,7 @@ func backendJWKS(r *egv1a1.RemoteJWKS, written writtenAt, cluster string) (remot
 		return nil, "", fmt.Errorf("remoteJWKS.failedRefetchDuration: %w", err)
 	}
 	if settings.Retry != nil {
-		rp, p, err := jwksRetry(settings.Retry, written.field("backendSettings").field("retry"))
+		rp, p, err := nonRouteRetry(settings.Retry, written.field("backendSettings").field("retry"), "remoteJWKS.backendSettings.retry")
 		if err != nil || p != "" {
 			return nil, p, err
 		}
@@ -95,14 +94,17 @@ func backendJWKS(r *egv1a1.RemoteJWKS, written writtenAt, cluster string) (remot
 	return remote, "", nil
 }
 
-// jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy:
-// the number of retries, the back-off and the triggers (joined).
-func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string, error) {
-	const at = "remoteJWKS.backendSettings.retry"
+// nonRouteRetry is a backendSettings.retry as the retry policy of the
+// calls to a service (a JWKS fetch, an external processor's gRPC
+// stream), as Envoy Gateway builds a retry of a call no route makes
+// (buildNonRouteRetryPolicy): the number of retries, the back-off and
+// the triggers (retryTriggerList), its default triggers where none are
+// given. at is the retry's path, written where it was written.
+func nonRouteRetry(r *egv1a1.Retry, written writtenAt, at string) (*corev3.RetryPolicy, string, error) {
 	if k := unrenderedFields(written, r, "numRetries", "retryOn", "perRetry"); k != "" {
 		return nil, at + "." + k, nil
 	}
-	rp := &corev3.RetryPolicy{}
+	rp := &corev3.RetryPolicy{RetryOn: retryDefaultOn}
 	if r.NumRetries != nil {
 		if *r.NumRetries < 0 {
 			return nil, "", fmt.Errorf("%s.numRetries: %d is negative", at, *r.NumRetries)
@@ -113,14 +115,12 @@ func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string,
 		if len(on.HTTPStatusCodes) > 0 {
 			return nil, at + ".retryOn.httpStatusCodes", nil
 		}
-		for i, t := range on.Triggers {
-			if !slices.Contains(retryTriggers, string(t)) {
-				return nil, "", fmt.Errorf("%s.retryOn.triggers[%d]: unknown trigger %q", at, i, t)
-			}
-			if i > 0 {
-				rp.RetryOn += ","
-			}
-			rp.RetryOn += string(t)
+		triggers, err := retryTriggerList(on.Triggers, at+".retryOn.triggers")
+		if err != nil {
+			return nil, "", err
+		}
+		if triggers != "" {
+			rp.RetryOn = triggers
 		}
 	}
 	if pr := r.PerRetry; pr != nil {
@@ -152,33 +152,22 @@ func jwksRetry(r *egv1a1.Retry, written writtenAt) (*corev3.RetryPolicy, string,
 // name, an EDS cluster of the port's endpoints (those gwpol's cluster of
 // the port is fed), its connect timeout 10s, plain HTTP/1.1 whatever the
 // URI's scheme — TLS to the backend comes from a BackendTLSPolicy on it
-// alone (applyBackendTLSSetting). ok is false for every other shape, not
-// built yet: several backends, a Backend or another kind, a port
-// a BackendTLSPolicy governs, backendSettings that shape the cluster
-// (anything but the HTTP request timeout and the retry, which are the
-// provider's: backendJWKS; at is where r was written, so a CRD default is
-// no setting), or no environment to tell.
-func jwksBackendCluster(r *egv1a1.RemoteJWKS, at writtenAt, ns, name string, env *policy.Env) (*clusterv3.Cluster, bool) {
-	if r == nil || env == nil {
+// alone (applyBackendTLSSetting). The backendSettings shape it
+// (serviceClusterParts, the caller's). ok is false for every other
+// shape, not built yet: several backends, a Backend or another kind, a
+// port a BackendTLSPolicy governs, or no environment to tell. Only
+// backendRefs count: Envoy Gateway reads no other (buildRemoteJWKS).
+func jwksBackendCluster(r *egv1a1.RemoteJWKS, ns, name string, env *policy.Env) (*clusterv3.Cluster, bool) {
+	if r == nil || env == nil || len(r.BackendRefs) != 1 {
 		return nil, false
 	}
-	refs := clusterRefs(&r.BackendCluster)
-	if len(refs) != 1 || refs[0].unweighted || refs[0].Port == nil {
+	ref := weightedRefOf(r.BackendRefs[0])
+	if ref.unweighted || ref.Port == nil {
 		return nil, false
 	}
-	ref := refs[0]
 	k := ref.key(ns)
 	if k.Group != "" || k.Kind != "Service" {
 		return nil, false
-	}
-	if s := r.BackendSettings; s != nil {
-		at := at.field("backendSettings")
-		if unrenderedFields(at, s, "timeout", "retry") != "" {
-			return nil, false
-		}
-		if t := s.Timeout; t != nil && (t.TCP != nil || unrenderedFields(at.field("timeout").field("http"), t.HTTP, "requestTimeout") != "") {
-			return nil, false
-		}
 	}
 	for _, bp := range env.BackendPolicies(k, *ref.Port) {
 		if bp.Policy.Group == model.GatewayGroup && bp.Policy.Kind == "BackendTLSPolicy" {

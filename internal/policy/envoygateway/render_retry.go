@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	bufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/buffer/v3"
@@ -67,13 +68,11 @@ func renderRetry(r *egv1a1.Retry, _ policyName) ([]policy.Fragment, error) {
 		if err := retryOn(rp, on.Triggers); err != nil {
 			return nil, err
 		}
-		rp.RetriableStatusCodes = nil
-		for _, c := range on.HTTPStatusCodes {
-			if c < 0 || c > 1<<32-1 {
-				return nil, fmt.Errorf("retry.retryOn.httpStatusCodes: %d is not a status", c)
-			}
-			rp.RetriableStatusCodes = append(rp.RetriableStatusCodes, uint32(c))
+		codes, err := retryStatuses(on.HTTPStatusCodes)
+		if err != nil {
+			return nil, err
 		}
+		rp.RetriableStatusCodes = codes
 	}
 	if err := perRetry(rp, r); err != nil {
 		return nil, err
@@ -88,19 +87,47 @@ func retryOnSet(on *egv1a1.RetryOn) bool {
 	return on != nil && (on.Triggers != nil || on.HTTPStatusCodes != nil)
 }
 
-// retryOn sets the triggers, comma-separated, when there are any.
+// retryOn sets the triggers, when there are any, as Envoy Gateway
+// writes them (retryTriggerList).
 func retryOn(rp *routev3.RetryPolicy, triggers []egv1a1.TriggerEnum) error {
+	on, err := retryTriggerList(triggers, "retry.retryOn.triggers")
+	if err != nil || on == "" {
+		return err
+	}
+	rp.RetryOn = on
+	return nil
+}
+
+// retryTriggerList is a retry's triggers as Envoy Gateway writes them,
+// route's and extension service's alike: once each, in lexical order,
+// comma-separated — its buildRetry keeps them as a set (makeIrTriggerSet:
+// sets.List) before buildRetryOn joins them; "" when there are none. at
+// names the list in an error.
+func retryTriggerList(triggers []egv1a1.TriggerEnum, at string) (string, error) {
+	on := make([]string, 0, len(triggers))
 	for i, t := range triggers {
 		if !slices.Contains(retryTriggers, string(t)) {
-			return fmt.Errorf("retry.retryOn.triggers[%d]: unknown trigger %q", i, t)
+			return "", fmt.Errorf("%s[%d]: unknown trigger %q", at, i, t)
 		}
-		if i == 0 {
-			rp.RetryOn = string(t)
-		} else {
-			rp.RetryOn += "," + string(t)
-		}
+		on = append(on, string(t))
 	}
-	return nil
+	slices.Sort(on)
+	return strings.Join(slices.Compact(on), ","), nil
+}
+
+// retryStatuses are a route retry's HTTP statuses as Envoy Gateway writes
+// them: once each, in ascending order (makeIrStatusSet keeps them as a
+// set, sets.Int.List).
+func retryStatuses(codes []egv1a1.HTTPStatus) ([]uint32, error) {
+	var out []uint32
+	for _, c := range codes {
+		if c < 0 || c > 1<<32-1 {
+			return nil, fmt.Errorf("retry.retryOn.httpStatusCodes: %d is not a status", c)
+		}
+		out = append(out, uint32(c))
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // perRetry sets the per-try timeout and the back-off (when it has an

@@ -18,6 +18,10 @@ import (
 // no resource defines it.
 const InvalidBackendCluster = "invalid-backend-cluster"
 
+// emptyCluster is the static cluster without endpoints Envoy Gateway's
+// listeners without routes proxy to (policy.Target.EmptyStreamCluster).
+const emptyCluster = "EmptyCluster"
+
 // Target is the render target of Envoy Gateway's data plane: upstream
 // Envoy's filters (its policy kinds place their configuration on each
 // route, see policy.WholeOverrider), with the xDS structure Envoy
@@ -26,6 +30,18 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
 	GRPCFilters: true, BackendRefDestinations: true, Names: XDSNames,
 	ConnectTimeout: connectTimeout,
+	// A TCP or TLS listener no route is served on still gets a TCP proxy
+	// chain, once per Envoy listener, to the static EmptyCluster, and a
+	// UDP listener without a route a UDP proxy to it (xds translator
+	// translator.go: processTCPListenerXdsTranslation,
+	// processUDPListenerXdsTranslation; listener.go: addXdsTCPFilterChain
+	// with a route that has no TLS).
+	EmptyStreamCluster: emptyCluster,
+	// A ClientTrafficPolicy that fails on a TCP or TLS listener removes
+	// the listener's routes, so its connections go to EmptyCluster
+	// (clienttrafficpolicy.go: translateClientTrafficPolicyForListener,
+	// "tcpIR.Routes = nil").
+	InvalidDropsStreamRoutes: true,
 	// The stateful session filter a rule's sessionPersistence turns on
 	// sits after JWT authentication, before buffering and the extensions
 	// (xds translator httpfilters.go: newOrderedHTTPFilter).

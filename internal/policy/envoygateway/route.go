@@ -55,7 +55,73 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 			rv.verdict.Unreported = append(rv.verdict.Unreported, p.Index)
 		}
 	}
+	rv.sharedEntries()
 	return rv.verdict
+}
+
+// sharedEntries: Envoy Gateway finds a parentRef's status entry by the
+// first entry whose reference it counts equal (contexts.go:
+// GetRouteParentContext, IsParentRefEqual — group, kind and namespace
+// defaulted, the name, the sectionName, and the port only where both
+// give a sectionName), so the parentRefs it counts equal share the
+// first's entry, which names the first as written; the route's CRD tells
+// them apart as written (a namespace left out and the route's own
+// differ; ports without a sectionName), so all are admitted. What the
+// entry says: route.go: processAllowedListenersForParentRefs resets it
+// for each in turn, so the last one's listeners decide Accepted; then
+// each one's hostname check (processHTTPRouteParentRefs and its
+// siblings) may turn it False, NoMatchingListenerHostname, which
+// nothing after turns back — on a GRPCRoute only while it says Accepted
+// True (processGRPCRouteParentRefs checks the entry first).
+func (rv *routeValidation) sharedEntries() {
+	rt := rv.rt
+	done := map[int]bool{}
+	for i, p := range rt.Parents {
+		if done[p.Index] || p.Gateway == nil {
+			continue
+		}
+		group := []*topology.Parent{p}
+		for _, q := range rt.Parents[i+1:] {
+			if q.Gateway != nil && sameParentRef(p.Ref, q.Ref) {
+				group = append(group, q)
+				done[q.Index] = true
+				rv.verdict.Unreported = append(rv.verdict.Unreported, q.Index)
+			}
+		}
+		if len(group) == 1 {
+			continue
+		}
+		says := group[len(group)-1]
+		// processGRPCRouteParentRefs skips the hostname check once the
+		// entry says Accepted False
+		listenersRefuse := says.Reason == "NoMatchingParent" || says.Reason == "NotAllowedByListeners"
+		if k := slices.IndexFunc(group, func(q *topology.Parent) bool { return q.Reason == "NoMatchingListenerHostname" }); k >= 0 && !(rt.Kind == "GRPCRoute" && listenersRefuse) {
+			says = group[k]
+		}
+		if says != p {
+			if rv.verdict.SharedStatus == nil {
+				rv.verdict.SharedStatus = map[int]int{}
+			}
+			rv.verdict.SharedStatus[p.Index] = says.Index
+		}
+	}
+}
+
+// sameParentRef is IsParentRefEqual on two references topology
+// defaulted (group, kind and namespace set).
+func sameParentRef(a, b gwv1.ParentReference) bool {
+	if *a.Group != *b.Group || *a.Kind != *b.Kind || a.Name != b.Name || *a.Namespace != *b.Namespace {
+		return false
+	}
+	switch {
+	case a.SectionName == nil && b.SectionName == nil:
+		return true // the port is not compared
+	case a.SectionName == nil || b.SectionName == nil || *a.SectionName != *b.SectionName:
+		return false
+	case a.Port == nil || b.Port == nil:
+		return a.Port == nil && b.Port == nil
+	}
+	return *a.Port == *b.Port
 }
 
 // notAccepted words the Accepted=False condition of each parent the route

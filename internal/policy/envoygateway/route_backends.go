@@ -206,7 +206,7 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 
 // backendJudge is what Envoy Gateway's Backend validation reads.
 func (rv *routeValidation) backendJudge() backendJudge {
-	return backendJudge{env: rv.env, set: rv.set, onHost: rv.onHost}
+	return backendJudge{env: rv.env, onHost: rv.onHost}
 }
 
 // backendAddressTypeProblem is validateDestinationSettings for a Backend:
@@ -279,23 +279,34 @@ func usesTLS(env *policy.Env, k model.Key, port int32, spec *egv1a1.BackendSpec)
 // parent whose proxy's certificate is refused.
 func (rv *routeValidation) proxyClientCertProblem() string {
 	for _, p := range rv.rt.Parents {
-		gw := p.Gateway
-		if gw == nil || !p.Accepted || gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil {
+		if p.Gateway == nil || !p.Accepted {
 			continue
 		}
-		cert, _ := rv.env.Memo(proxyClientCertMemo{gw.Gateway}, func() any { return proxyClientCert(gw.Gateway, rv.m) }).(ownedRef)
-		ref, key := cert.ref, cert.owner
-		if ref == nil {
-			continue
-		}
-		if ref.Namespace != nil && string(*ref.Namespace) != key.Namespace {
-			return fmt.Sprintf("ClientCertificateRef Secret is not located in the same namespace as EnvoyProxy. Secret namespace: %s does not match EnvoyProxy namespace: %s", *ref.Namespace, key.Namespace)
-		}
-		if msg := clientCertificateProblem(rv.env, key, string(ref.Name)); msg != "" {
+		if msg := gatewayClientCertProblem(rv.env, p.Gateway.Gateway); msg != "" {
 			return msg
 		}
 	}
 	return ""
+}
+
+// gatewayClientCertProblem is processClientTLSSettings on the client
+// certificate the EnvoyProxy in effect on gw presents to backends: a
+// Secret in the EnvoyProxy's namespace, that exists, or an SDS reference
+// allowed and well formed. "" when gw gives its own (spec.tls.backend,
+// validated with the Gateway) or the EnvoyProxy names none.
+func gatewayClientCertProblem(env *policy.Env, gw *model.Gateway) string {
+	if gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil {
+		return ""
+	}
+	cert, _ := env.Memo(proxyClientCertMemo{gw}, func() any { return proxyClientCert(gw, env.Model) }).(ownedRef)
+	ref, key := cert.ref, cert.owner
+	if ref == nil {
+		return ""
+	}
+	if ref.Namespace != nil && string(*ref.Namespace) != key.Namespace {
+		return fmt.Sprintf("ClientCertificateRef Secret is not located in the same namespace as EnvoyProxy. Secret namespace: %s does not match EnvoyProxy namespace: %s", *ref.Namespace, key.Namespace)
+	}
+	return clientCertificateProblem(env, key, string(ref.Name))
 }
 
 // proxyClientCertMemo names a Gateway's EnvoyProxy's client certificate
@@ -365,23 +376,23 @@ type backendTLSCover struct {
 }
 
 // tlsCoverKey is the Env.Memo key of a pass's backendTLSCover index.
-type tlsCoverKey struct{ set *policy.Set }
+type tlsCoverKey struct{}
 
-// backendTLSCovers indexes, once per pass, the BackendTLSPolicies of set
-// that target Envoy Gateway Backends by the Backends' names (each route
-// to a Backend asks; each policy's spec is read once).
-func backendTLSCovers(env *policy.Env, set *policy.Set) map[string]*backendTLSCover {
-	return env.Memo(tlsCoverKey{set}, func() any {
+// backendTLSCovers indexes, once per pass, the BackendTLSPolicies of the
+// input that target Envoy Gateway Backends by the Backends' names (each
+// route to a Backend asks; each policy's spec is read once). It reads
+// the objects, not their decoded policies, so that a Backend is judged
+// alike wherever it is met: by a route, a calling policy, or the
+// telemetry of an EnvoyProxy before any policy is decoded.
+func backendTLSCovers(env *policy.Env) map[string]*backendTLSCover {
+	return env.Memo(tlsCoverKey{}, func() any {
 		out := map[string]*backendTLSCover{}
-		for _, p := range set.Policies {
-			if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
-				continue
-			}
+		for _, o := range env.Model.OfKind(backendTLSPolicy) {
 			var s backendTLSPolicyTargets
 			// The Gateway API kind's spec, which its own kind package decodes
 			// into data of its own: this family reads the targets it matches
 			// its own way (by name, any namespace).
-			if p.Obj.DecodeField("spec", &s) != nil {
+			if o.DecodeField("spec", &s) != nil {
 				continue
 			}
 			hasCA := s.Validation.WellKnownCACertificates != nil || len(s.Validation.CACertificateRefs) > 0
@@ -433,7 +444,7 @@ func (j backendJudge) backendTLSProblem(ns, name string, spec *egv1a1.BackendSpe
 // a CA, or every port of its FQDN and IP endpoints has a policy naming
 // it as sectionName (a Backend with no such port is not covered).
 func (j backendJudge) backendTLSPoliciesCover(name string, spec *egv1a1.BackendSpec) bool {
-	c := backendTLSCovers(j.env, j.set)[name]
+	c := backendTLSCovers(j.env)[name]
 	if c == nil {
 		return false
 	}

@@ -30,6 +30,10 @@ type valueChecks struct {
 	// ("Timeout: …") with the feature's ("JWT: …"): translateTrafficFeatures
 	// returns its builders' errors bare, and its caller names the feature.
 	feature string
+	// bare: each message as the builder returns it, without its builder
+	// prefix or the full stop Error2ConditionMsg adds (an error Envoy
+	// Gateway writes as it is: an EnvoyProxy's telemetry backendSettings).
+	bare bool
 }
 
 // checkValues runs the kind's value checks on the decoded spec.
@@ -66,7 +70,13 @@ func (v valueChecks) invalid(path []string, format string, args ...any) {
 	for _, p := range slices.Concat(v.at, path) {
 		field += "." + p
 	}
-	if v.feature != "" {
+	switch {
+	case v.bare:
+		if _, bare, ok := strings.Cut(format, ": "); ok {
+			format = bare
+		}
+		format = strings.TrimSuffix(format, ".")
+	case v.feature != "":
 		if _, bare, ok := strings.Cut(format, ": "); ok {
 			format = v.feature + ": " + bare
 		}

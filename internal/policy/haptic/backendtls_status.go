@@ -42,7 +42,7 @@ import (
 //
 // gwpol takes HAPTIC to run when the input's GatewayClasses name its
 // controller.
-func backendTLSStatuses(ps, _ []*policy.Policy, g *topology.Graph, _ func(*topology.Gateway) bool, _ func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
+func backendTLSStatuses(_ *policy.Env, ps, _ []*policy.Policy, g *topology.Graph, _ func(*topology.Gateway) bool, _ func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
 	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}}
 	if !runsIn(g.Model) {
 		return out

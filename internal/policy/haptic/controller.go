@@ -55,7 +55,11 @@ var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities
 	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true, GRPCBackendsWholeService: true,
 	// header values are map entries HAProxy URL-decodes, never log-format
 	// (43-maps-route-filters.yaml@10393603: publishModifiers)
-	LiteralHeaderValues: true}
+	LiteralHeaderValues: true,
+	// a mirror samples a whole percentage (43-maps-route-filters.yaml@10393603)
+	MirrorFraction: mirrorShare,
+	// a rule's request timeout, else its backendRequest (ruleTimeout)
+	RuleTimeout: ruleTimeout}
 
 // Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section),

@@ -98,6 +98,18 @@ func (Kind) Spec() policy.KindSpec { return spec }
 // on (GWP402). It never fails; problems land in p.Invalid.
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
+	if o.Version != Version {
+		// HAPTIC watches HAProxyRoutePolicies at v1alpha1 alone
+		// (gateway-policies/_index.yaml@a7ac8a15: watchedResources
+		// routepolicies, apiVersion haproxy-haptic.org/v1alpha1), the one
+		// version its chart names: an object of another version is not
+		// one it reads, so a rule naming it fails closed as for a missing
+		// policy (brokenReasons: PolicyNotFound).
+		p.Invalid = append(p.Invalid, p.Diag(model.LintVersionNotServed.Code, diag.Error, "apiVersion",
+			"%s %s is not the version HAPTIC watches (%s): it never reads this object, so a rule naming it fails closed as for a missing policy (PolicyNotFound); use %s",
+			o.Kind, o.APIVersion, APIVersion, APIVersion))
+		return p
+	}
 	var hp HAProxyRoutePolicy
 	unknown, errs := o.DecodeAll(&hp)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, withoutAttachmentFields(unknown), env.Config.LenientFields)...)
@@ -249,7 +261,8 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 
 // brokenReasons are the family's BrokenReasons, HAPTIC's route
 // conditions: ResolvedRefs False only where a reference did not resolve —
-// PolicyNotFound for a missing policy, RefNotPermitted for a credential
+// PolicyNotFound for a missing policy (or one of a version HAPTIC does
+// not watch: Decode), RefNotPermitted for a credential
 // Secret the policy may not use (a secretRef without a name or in
 // another namespace, a missing or mutable Secret) — and
 // IncompatibleFilters for two policies on one rule; every other problem
@@ -257,7 +270,7 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 // UnsupportedValue with the references resolved.
 func brokenReasons(code, field string) (reason, resolvedRefs string) {
 	switch {
-	case code == policy.LintExtensionRefNotFound.Code:
+	case code == policy.LintExtensionRefNotFound.Code, code == model.LintVersionNotServed.Code:
 		return "UnsupportedValue", "PolicyNotFound"
 	case code == policy.LintDuplicatePolicyFilter.Code:
 		return "IncompatibleFilters", ""

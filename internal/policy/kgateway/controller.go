@@ -105,7 +105,13 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// and fills a TrafficPolicy statPrefix's route variables, then drops
 	// the empty "."-separated segments they leave (trafficpolicy/
 	// stat_prefix.go: applyStatPrefix → joinNonEmptyStatSegments, Z-row)
-	StatPrefixSegments: true}
+	StatPrefixSegments: true,
+	// and applies a DirectResponse in the same pass as the rule's other
+	// policies, its ApplyForRoute setting only the route's action, so the
+	// TrafficPolicies' per-filter configuration stays on the answered
+	// route (irtranslator/route.go: runRoutePlugins; directresponse/
+	// direct_response_plugin.go: ApplyForRoute, W31)
+	AnswersKeepPolicies: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // LintKgatewayGatewayAddress is the finding of a Gateway address kgateway
@@ -34,7 +35,7 @@ const (
 // (the last address of a type standing, as meta.SetStatusCondition sets
 // it), with a finding at each address it cannot use. Translation does not read spec.addresses: nothing else of the
 // Gateway changes.
-func gatewayAddresses(_ *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic) {
+func gatewayAddresses(_ *policy.Env, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic) {
 	var conds []metav1.Condition
 	var ds []diag.Diagnostic
 	for i, a := range gw.Spec.Addresses {

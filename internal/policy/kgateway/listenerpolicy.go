@@ -193,20 +193,53 @@ const (
 // ListenerPolicy's perPort entries apply on their port only.
 var _ policy.PortScoper = ListenerKind{}
 
-// FieldPort implements policy.PortScoper: a perPort entry's port.
+// FieldPort implements policy.PortScoper: a perPort entry's port, or the
+// port of the entry a part belongs to.
 func (ListenerKind) FieldPort(key string) int32 {
-	if !strings.HasPrefix(key, keyPerPort) {
+	rest, ok := strings.CutPrefix(key, keyPerPort)
+	if !ok {
 		return 0
 	}
-	port, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(key, keyPerPort), "]"), 10, 32)
+	digits, _, _ := strings.Cut(rest, "]")
+	port, err := strconv.ParseInt(digits, 10, 32)
 	if err != nil {
 		return 0
 	}
 	return int32(port)
 }
 
+// PortEntry implements policy.PortScoper: kgateway's mergePerPort takes
+// the first policy's entry for a port whole (perPortPolicy[8080]) and
+// merges a later policy's entry for the same port setting by setting,
+// recording each setting it fills under the entry's key and the
+// setting's (perPortPolicy[8080].httpSettings.serverName).
+func (ListenerKind) PortEntry(key string) string {
+	if !strings.HasPrefix(key, keyPerPort) {
+		return ""
+	}
+	entry, _, ok := strings.Cut(key, "].")
+	if !ok {
+		return ""
+	}
+	return entry + "]"
+}
+
 // perPortKey is the key of a perPort entry.
 func perPortKey(port int32) string { return keyPerPort + strconv.Itoa(int(port)) + "]" }
+
+// perPortPartKey is the key of the setting of a perPort entry whose
+// default section key is key: perPortPolicy[8080].httpSettings.serverName
+// for default.httpSettings.serverName.
+func perPortPartKey(port int32, key string) string {
+	return perPortKey(port) + "." + strings.TrimPrefix(key, "default.")
+}
+
+// defaultKeyOfPart is the default section's key of a perPort entry's
+// setting.
+func defaultKeyOfPart(part string) string {
+	_, setting, _ := strings.Cut(part, "].")
+	return "default." + setting
+}
 
 // Spec implements policy.Kind.
 func (ListenerKind) Spec() policy.KindSpec { return listenerSpec }
@@ -234,6 +267,11 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	for i := range lp.Spec.PerPort {
 		pp := &lp.Spec.PerPort[i]
 		p.Values[perPortKey(pp.Port)] = &pp.Listener
+		for _, f := range listenerFields {
+			if v := f.get(&pp.Listener); isSet(v) {
+				p.Values[perPortPartKey(pp.Port, f.key)] = v
+			}
+		}
 	}
 	checkListenerValues(p, env, lp.Spec.PerPort)
 	return p

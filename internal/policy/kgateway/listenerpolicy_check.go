@@ -125,15 +125,23 @@ func checkListenerValues(p *policy.Policy, env *policy.Env, perPort []ListenerPo
 				continue
 			}
 			path := fmt.Sprintf("spec.perPort[%d].listener.%s", i, strings.TrimPrefix(f.path, "spec.default."))
+			part := perPortPartKey(perPort[i].Port, f.key)
 			if x, ok := v.(*xffSettings); ok {
 				fixed, bad := withValidCIDRs(x)
 				for _, j := range bad {
 					report(pathUnder(path, "useRemoteAddress", fmt.Sprintf("xffTrustedCIDRs[%d]", j)), errors.New(cidrError(x.XffTrustedCIDRs[j])))
 				}
 				v = fixed
+				p.Values[part] = fixed
 			}
 			if err := probeListenerField(p, env, f.key, v); err != nil {
 				report(path, err)
+				// not built, so not merged: it fills nothing another
+				// policy's entry for the port leaves unset
+				delete(p.Values, part)
+				if f.key == keyAccessLog {
+					delete(p.Values, perPortPartKey(perPort[i].Port, keyAccessLogConfig))
+				}
 			}
 		}
 	}

@@ -47,6 +47,8 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		ns = in.Namespaces[0]
 	}
 	switch {
+	case ListenerKind{}.PortEntry(in.Key) != "":
+		return perPortPartFragments(in, env)
 	case strings.HasPrefix(in.Key, keyPerPort):
 		return perPortFragments(in, env)
 	case in.Key == keyClientCertValidation:
@@ -288,6 +290,26 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		fr.Listener = l
 	}
 	return []policy.Fragment{fr}, nil
+}
+
+// perPortPartFragments renders a setting another policy's perPort entry
+// fills in the entry in effect for its port: as the default section's
+// setting renders, for that port only.
+func perPortPartFragments(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
+	port := ListenerKind{}.FieldPort(in.Key)
+	if port <= 0 {
+		return nil, fmt.Errorf("%s: not a port", in.Key)
+	}
+	sub := in
+	sub.Key = defaultKeyOfPart(in.Key)
+	frags, err := ListenerKind{}.RenderField(sub, env)
+	if err != nil {
+		return nil, fmt.Errorf("perPort %d: %w", port, err)
+	}
+	for i := range frags {
+		frags[i].Port = port
+	}
+	return frags, nil
 }
 
 // perPortFragments renders a perPort entry: each of its settings as the

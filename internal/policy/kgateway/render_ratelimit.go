@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	ratelimitconfv3 "github.com/envoyproxy/go-control-plane/envoy/config/ratelimit/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -79,30 +80,13 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 	if p == nil {
 		return nil, fmt.Errorf("GatewayExtension %s/%s has no rateLimit", ns, ext.Name)
 	}
-	if p.Domain == "" {
-		return nil, fmt.Errorf("GatewayExtension %s/%s: rateLimit.domain is empty", ns, ext.Name)
-	}
-	svc, cl, err := extGrpcService(p.GrpcService, ns, extensionHTTP2(r.env))
+	cfg, cl, err := rateLimitService(p, ns, extensionHTTP2(r.env))
 	if err != nil {
 		return nil, err
 	}
-	timeout := 100 * time.Millisecond
-	if p.Timeout != nil {
-		if timeout, err = time.ParseDuration(*p.Timeout); err != nil {
-			return nil, fmt.Errorf("rateLimit.timeout: %q is not a duration", *p.Timeout)
-		}
-	}
-	cfg := &ratelimitv3.RateLimit{
-		Domain:          p.Domain,
-		FailureModeDeny: p.FailOpen != nil && !*p.FailOpen,
-		Timeout:         durationpb.New(timeout),
-		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
-			GrpcService:         svc,
-			TransportApiVersion: corev3.ApiVersion_V3,
-		},
-	}
-	if p.XRateLimitHeaders == "DraftVersion03" {
-		cfg.EnableXRatelimitHeaders = ratelimitv3.RateLimit_DRAFT_VERSION_03
+	if err := cfg.ValidateAll(); err != nil {
+		// the policy is Invalid (rateLimitProvider) and its routes replaced
+		return nil, fmt.Errorf("GatewayExtension %s/%s: %w", ns, ext.Name, err)
 	}
 	per := &ratelimitv3.RateLimitPerRoute{}
 	for _, d := range v.Descriptors {
@@ -125,6 +109,38 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 		TypedPerFilterConfig: map[string]proto.Message{name: per},
 		TypedClusters:        []proto.Message{cl},
 	}}, nil
+}
+
+// rateLimitService is the rate limit filter of a RateLimit extension in
+// namespace ns — its domain, the service's gRPC client, the timeout (the
+// CRD's 100ms by default), failure mode and rate limit headers — with the
+// service's cluster entry (HTTP/2 when http2: extensionHTTP2), as
+// kgateway's buildRateLimitFilter writes it; Envoy's own validation of it
+// is what refuses the policies calling the extension (rateLimitProvider).
+func rateLimitService(p *RateLimitProvider, ns string, http2 bool) (*ratelimitv3.RateLimit, *clusterv3.Cluster, error) {
+	svc, cl, err := extGrpcService(p.GrpcService, ns, http2)
+	if err != nil {
+		return nil, nil, err
+	}
+	timeout := 100 * time.Millisecond
+	if p.Timeout != nil {
+		if timeout, err = time.ParseDuration(*p.Timeout); err != nil {
+			return nil, nil, fmt.Errorf("rateLimit.timeout: %q is not a duration", *p.Timeout)
+		}
+	}
+	cfg := &ratelimitv3.RateLimit{
+		Domain:          p.Domain,
+		FailureModeDeny: p.FailOpen != nil && !*p.FailOpen,
+		Timeout:         durationpb.New(timeout),
+		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
+			GrpcService:         svc,
+			TransportApiVersion: corev3.ApiVersion_V3,
+		},
+	}
+	if p.XRateLimitHeaders == "DraftVersion03" {
+		cfg.EnableXRatelimitHeaders = ratelimitv3.RateLimit_DRAFT_VERSION_03
+	}
+	return cfg, cl, nil
 }
 
 // descriptorAction is the rate limit action of one descriptor entry.

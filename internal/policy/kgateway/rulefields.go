@@ -22,7 +22,18 @@ var ruleRetryOn = []string{"cancelled", "connect-failure", "refused-stream", "re
 // enableExperimentalGatewayAPIFeatures false kgateway skips the rule's
 // retry (buildHTTPRouteRulePolicy), and its timeouts are chosen as for a
 // rule without one.
-func (Kind) RuleFields(_ *model.Route, rule *model.Rule, cfg policy.Config) []policy.RuleField {
+func (k Kind) RuleFields(rt *model.Route, rule *model.Rule, cfg policy.Config) []policy.RuleField {
+	return k.RuleFieldsOn(rt, rule, cfg, nil)
+}
+
+var _ policy.TargetRuleFielder = Kind{}
+
+// RuleFieldsOn implements policy.TargetRuleFielder: RuleFields, with the
+// rule's route timeout the one the target serving the route applies
+// (Target.RuleTimeout) when it says, and kgateway's otherwise. The
+// timeouts value is the Gateway API translation gwpol shares, so on
+// another controller's routes it stands for that controller's reading.
+func (Kind) RuleFieldsOn(_ *model.Route, rule *model.Rule, cfg policy.Config, target *policy.Target) []policy.RuleField {
 	if rule.HTTP == nil {
 		return nil
 	}
@@ -32,7 +43,11 @@ func (Kind) RuleFields(_ *model.Route, rule *model.Rule, cfg policy.Config) []po
 	if !EnableExperimentalGatewayAPIFeatures.Bool(cfg) {
 		retry = nil
 	}
-	if t := ruleTimeout(rule.HTTP.Timeouts, retry != nil); t != nil {
+	t := ruleTimeout(rule.HTTP.Timeouts, retry != nil)
+	if target != nil && target.RuleTimeout != nil {
+		t = target.RuleTimeout(rule.HTTP.Timeouts)
+	}
+	if t != nil {
 		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
 	}
 	out = append(out, ruleRewrites(rule)...)

@@ -197,6 +197,28 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 		v.oauth2Provider(path, o)
 	case provider == "extAuth":
 		v.extAuthProvider(path, o)
+	case provider == "rateLimit":
+		v.rateLimitProvider(path, o)
+	}
+}
+
+// rateLimitProvider is the validation kgateway's policy plugin runs on the
+// rate limit filter an extension builds (globalRateLimitIR.Validate →
+// TrafficPolicyGatewayExtensionIR.Validate → RateLimit.ValidateAll): a
+// filter Envoy refuses — an empty domain, which the CRD lets through —
+// makes every policy calling the extension Invalid, with Envoy's
+// validation message.
+func (v *validator) rateLimitProvider(path string, o *manifest.Object) {
+	var ext GatewayExtension
+	if o.Decode(&ext) != nil || ext.Spec.RateLimit == nil {
+		return
+	}
+	cfg, _, err := rateLimitService(ext.Spec.RateLimit, o.Namespace, false)
+	if err != nil {
+		return // a value no decoder takes: refused before kgateway sees it
+	}
+	if err := cfg.ValidateAll(); err != nil {
+		v.invalid(path, "%v", err)
 	}
 }
 
@@ -206,10 +228,22 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 // calling the extension Invalid, with Envoy's validation message.
 func (v *validator) extAuthProvider(path string, o *manifest.Object) {
 	var ext GatewayExtension
-	if o.Decode(&ext) != nil || ext.Spec.ExtAuth == nil || ext.Spec.ExtAuth.StatusOnError == nil {
+	if o.Decode(&ext) != nil || ext.Spec.ExtAuth == nil {
 		return
 	}
-	if err := extAuthStatusProblem(*ext.Spec.ExtAuth.StatusOnError); err != nil {
+	if ext.Spec.ExtAuth.StatusOnError != nil {
+		if err := extAuthStatusProblem(*ext.Spec.ExtAuth.StatusOnError); err != nil {
+			v.invalid(path, "%v", err)
+			return
+		}
+	}
+	// the rest of the filter as render builds it, under the same
+	// validation (an authorization request header with an empty name)
+	cfg, _, err := extAuthz(ext.Spec.ExtAuth, o.Namespace, o.Name, false)
+	if err != nil {
+		return // a value no decoder takes, or no service: reported apart
+	}
+	if err := cfg.ValidateAll(); err != nil {
 		v.invalid(path, "%v", err)
 	}
 }

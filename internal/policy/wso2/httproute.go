@@ -2,6 +2,7 @@ package wso2
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -181,13 +182,34 @@ func (ks *Kinds) extensionRefRefusal(rt *topology.Route, rule *topology.Rule, at
 		if found == nil {
 			return &refusal{field: at + ".name", retrying: true, message: fmt.Sprintf("APIPolicy %s/%s not found", rt.Meta.Namespace, ref.Name)}
 		}
-		if ap, ok := found.Data.(*APIPolicy); ok && ap.Spec.TargetRef != nil && ap.Spec.TargetRef.Name != rt.Meta.Name {
+		if ap, ok := found.Data.(*APIPolicy); ok && ap.Spec.TargetRef != nil && !targetsRoute(ap.Spec.TargetRef, rt) {
 			return &refusal{field: at + ".name",
 				message: fmt.Sprintf("APIPolicy %q spec.targetRef must name this HTTPRoute (%s/%s) with group %s kind HTTPRoute when targetRef is set",
 					found.Obj.Name, rt.Meta.Namespace, rt.Meta.Name, gwv1.GroupName)}
 		}
 	}
 	return nil
+}
+
+// targetsRoute is apiPolicyTargetRefMatchesHTTPRoute: an APIPolicy's
+// targetRef names rt when its kind and group (trimmed) are HTTPRoute's,
+// its name is rt's, and its namespace is unset, blank, or rt's
+// (targetRefNamespaceOK). The operator reads it so both where it joins
+// the APIPolicies targeting a route and where a rule's ExtensionRef names
+// an APIPolicy that has a targetRef. The CRD requires kind and group, so
+// an empty one never reaches the operator; gwpol reads it as Decode does
+// (HTTPRoute, the Gateway API group).
+func targetsRoute(t *TargetRef, rt *topology.Route) bool {
+	kind, group := strings.TrimSpace(t.Kind), strings.TrimSpace(t.Group)
+	return (kind == "" || kind == string(policy.TargetHTTPRoute)) && (group == "" || group == gwv1.GroupName) &&
+		t.Name == rt.Meta.Name && targetRefNamespaceOK(t, rt.Meta.Namespace)
+}
+
+// targetRefNamespaceOK: a targetRef's namespace names ns as the operator
+// compares it — unset or blank (trimmed) is the APIPolicy's own, any
+// other value must equal ns as written, untrimmed.
+func targetRefNamespaceOK(t *TargetRef, ns string) bool {
+	return strings.TrimSpace(t.Namespace) == "" || t.Namespace == ns
 }
 
 // refuseRoute fails every rule of a route the operator builds no API

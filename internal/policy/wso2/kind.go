@@ -183,7 +183,7 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 		switch ns := strings.TrimSpace(t.Namespace); {
 		case t.Name == "":
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.targetRef", "spec.targetRef needs the name of the HTTPRoute the policies apply to"))
-		case ns != "" && ns != o.Namespace:
+		case !targetRefNamespaceOK(t, o.Namespace):
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintTargetNotFound.Code, diag.Error, "spec.targetRef.namespace",
 				"spec.targetRef names HTTPRoute %s/%s, but the operator applies an APIPolicy only to HTTPRoutes in its own namespace (%s); it applies to no route; move the APIPolicy to %s", ns, t.Name, o.Namespace, ns))
 		default:

@@ -149,3 +149,58 @@ func TestMergeClusterOfType(t *testing.T) {
 		t.Errorf("EDS: %v", eds)
 	}
 }
+
+// TestShapeTypedClusters: a fragment's cluster parts
+// (policy.Fragment.TypedClusterParts) shape each of its whole clusters as
+// a backend's fields shape its cluster — two parts' HTTP protocol options
+// merge into one extension, a PROXY protocol socket wraps the cluster's
+// TLS one, a part of another cluster type's settings leaves it as it is,
+// the finishing steps run last — and leave the fragment's clusters as
+// given untouched; a part that is no Cluster is an error.
+func TestShapeTypedClusters(t *testing.T) {
+	whole := &clusterv3.Cluster{Name: "svc", ConnectTimeout: durationpb.New(1e10),
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: &corev3.ConfigSource{ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}}},
+		TransportSocket:      socket("envoy.transport_sockets.tls", &tlsv3.UpstreamTlsContext{Sni: "a"})}
+	given := proto.Clone(whole)
+	opts := func(o *upstreamhttpv3.HttpProtocolOptions) *clusterv3.Cluster {
+		return &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{httpProtocolOptionsKey: mustAny(o)}}
+	}
+	finished := false
+	b := &builder{target: policy.UpstreamTarget}
+	fr, err := b.shapeTypedClusters(policy.Fragment{TypedClusters: []proto.Message{whole}, TypedClusterParts: []policy.Fragment{
+		{Cluster: opts(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{IdleTimeout: durationpb.New(5e9)}})},
+		{Cluster: opts(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{MaxRequestsPerConnection: wrapperspb.UInt32(1)}})},
+		{Cluster: &clusterv3.Cluster{TransportSocket: socket(proxyProtocolSocket, &proxyprotocolv3.ProxyProtocolUpstreamTransport{Config: &corev3.ProxyProtocolConfig{}})}},
+		{ClusterOfType: &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: "other", TypedConfig: mustAny(&corev3.ProxyProtocolConfig{})}}, DnsLookupFamily: clusterv3.Cluster_V6_ONLY}},
+		{ClusterFinish: func(m proto.Message) {
+			finished = m.(*clusterv3.Cluster).GetTransportSocket().GetName() == proxyProtocolSocket
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.TypedClusters) != 1 || fr.TypedClusterParts != nil {
+		t.Fatalf("fragment %v; want one cluster, the parts used up", fr)
+	}
+	c := fr.TypedClusters[0].(*clusterv3.Cluster)
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if err := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey].UnmarshalTo(o); err != nil {
+		t.Fatal(err)
+	}
+	if o.GetCommonHttpProtocolOptions().GetIdleTimeout() == nil || o.GetCommonHttpProtocolOptions().GetMaxRequestsPerConnection() == nil || o.GetExplicitHttpConfig() == nil {
+		t.Errorf("options %v; want both parts' and HTTP/1.1 named", o)
+	}
+	if got := innerSocket(t, c.TransportSocket); got != "envoy.transport_sockets.tls" {
+		t.Errorf("inner socket %q; want the TLS one wrapped", got)
+	}
+	if c.GetType() != clusterv3.Cluster_EDS || c.DnsLookupFamily != clusterv3.Cluster_AUTO || !finished {
+		t.Errorf("type %v, lookup family %v, finished %v; want EDS kept, no family, the finishing step run after the merges", c.GetType(), c.DnsLookupFamily, finished)
+	}
+	if !proto.Equal(whole, given) {
+		t.Errorf("the fragment's cluster as given was changed: %v", whole)
+	}
+	if _, err := b.shapeTypedClusters(policy.Fragment{TypedClusters: []proto.Message{whole}, TypedClusterParts: []policy.Fragment{{Cluster: &corev3.ProxyProtocolConfig{}}}}); err == nil {
+		t.Error("a part that is no Cluster: no error")
+	}
+}

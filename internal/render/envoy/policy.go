@@ -108,7 +108,7 @@ type rendered struct {
 	// GRPCRoute's routes (FieldSpec.NotOnGRPCRoutes).
 	notGRPC bool
 	// forwardOnly: the field's route settings reach only a route that
-	// forwards (FieldSpec.ForwardingOnly).
+	// forwards (merge.ForwardingOnly, the verdict explain reads too).
 	forwardOnly bool
 	// perRoute build what the field configures per route (perroute.go).
 	perRoute []perRouteFn
@@ -284,10 +284,11 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	for _, c := range f.Contributors {
 		rf.contributors = append(rf.contributors, c.Policy)
 	}
+	// merge's verdict: the field configures forwarding routes only
+	rf.forwardOnly = merge.ForwardingOnly(k, f.Key)
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 		rf.notGRPC = rf.notGRPC || (fs.Key == f.Key && fs.NotOnGRPCRoutes)
-		rf.forwardOnly = rf.forwardOnly || (fs.Key == f.Key && fs.ForwardingOnly)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -399,6 +400,19 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 			return rf
 		}
 	}
+	for i, fr := range frags {
+		if len(fr.TypedClusterParts) == 0 {
+			continue
+		}
+		shaped, err := b.shapeTypedClusters(fr)
+		if err != nil {
+			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; %s", gk.Kind, f.Key, err, failed))
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
+			return rf
+		}
+		frags[i] = shaped
+	}
 	for _, fr := range frags {
 		if fr.PerRoute != nil {
 			rf.perRoute = append(rf.perRoute, perRouteFn{build: fr.PerRoute, what: fmt.Sprintf("%s %s/%s field %s", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key)})
@@ -411,6 +425,49 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 		}
 	}
 	return rf
+}
+
+// shapeTypedClusters merges a fragment's cluster parts
+// (policy.Fragment.TypedClusterParts) into copies of each of its
+// clusters, as backendPolicies merges a backend's fields into its
+// cluster.
+func (b *builder) shapeTypedClusters(fr policy.Fragment) (policy.Fragment, error) {
+	out := make([]proto.Message, 0, len(fr.TypedClusters))
+	for _, m := range fr.TypedClusters {
+		c, ok := m.(*clusterv3.Cluster)
+		if !ok || c == nil {
+			return fr, fmt.Errorf("a cluster is a %T", m)
+		}
+		c = proto.Clone(c).(*clusterv3.Cluster)
+		for _, part := range fr.TypedClusterParts {
+			if err := checkFragment(policy.Fragment{Cluster: part.Cluster, ClusterOfType: part.ClusterOfType}); err != nil {
+				return fr, fmt.Errorf("cluster %s: %w", c.Name, err)
+			}
+			if part.Cluster != nil {
+				pc, ok := part.Cluster.(*clusterv3.Cluster)
+				if !ok {
+					return fr, fmt.Errorf("cluster settings are a %T, not a Cluster", part.Cluster)
+				}
+				b.mergeCluster(c, pc)
+			}
+			if part.ClusterOfType != nil {
+				pc, ok := part.ClusterOfType.(*clusterv3.Cluster)
+				if !ok || pc.GetClusterType() == nil {
+					return fr, fmt.Errorf("cluster settings of a type are a %T without a cluster type", part.ClusterOfType)
+				}
+				b.mergeClusterOfType(c, pc)
+			}
+		}
+		for _, part := range fr.TypedClusterParts {
+			if part.ClusterFinish != nil {
+				part.ClusterFinish(c)
+			}
+		}
+		finishHTTPOptions(c)
+		out = append(out, c)
+	}
+	fr.TypedClusters, fr.TypedClusterParts = out, nil
+	return fr, nil
 }
 
 // report adds a diagnostic once per policy, field and code.

@@ -690,7 +690,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		// by name, whatever the order of the listeners
 		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 		if len(el.FilterChains) == 0 {
-			continue // a TCP or TLS port without a route: Envoy takes no listener without filter chains
+			continue // a TCP or TLS port without a route and no empty chain (Target.EmptyStreamCluster): Envoy takes no listener without filter chains
 		}
 		if sni || streamSNI {
 			el.ListenerFilters = append(el.ListenerFilters, &listenerv3.ListenerFilter{

@@ -10,10 +10,8 @@ import (
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
-// routeFieldsBase: one HTTP listener and an HTTPRoute with a named
-// forwarding rule (/named), an unnamed one (/unnamed) and an unnamed
-// redirect (/redirect).
-const routeFieldsBase = `
+// routeFieldsGateway is the Gateway infra/gw with one HTTP listener.
+const routeFieldsGateway = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}
@@ -21,7 +19,12 @@ spec:
   gatewayClassName: kgw
   listeners: [{name: http, protocol: HTTP, port: 80}]
 ---
-apiVersion: v1
+`
+
+// routeFieldsBase: one HTTP listener and an HTTPRoute with a named
+// forwarding rule (/named), an unnamed one (/unnamed) and an unnamed
+// redirect (/redirect).
+const routeFieldsBase = routeFieldsGateway + `apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: infra}
 spec: {ports: [{port: 80}]}
@@ -172,4 +175,92 @@ func routesByPrefix(out *envoy.Output) map[string]*routev3.Route {
 		}
 	}
 	return m
+}
+
+// answeredBase: an HTTPRoute rule (unnamed) answered by a DirectResponse,
+// with its own request and response header modifiers, and a TrafficPolicy
+// on the route with CORS, a stat prefix, tracing and timeouts.
+const answeredBase = routeFieldsGateway + `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - filters:
+    - {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-req, value: a}]}}
+    - {type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-resp, value: b}]}}
+    - {type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: DirectResponse, name: teapot}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: DirectResponse
+metadata: {name: teapot, namespace: infra}
+spec: {status: 418, body: short and stout}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: tp, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  cors: {allowOrigins: ["https://a.example"]}
+  statPrefix: "{{ route_name }}.{{ rule_name }}"
+  tracing: {randomSampling: 10}
+  timeouts: {request: 5s}
+`
+
+// TestKgatewayAnsweredRouteKeepsPolicies: kgateway applies a
+// DirectResponse in the pass that applies the rule's TrafficPolicies, and
+// the DirectResponse only sets the route's action, so the answered route
+// keeps the policies' per-filter configuration (the CORS filter in the
+// chain, enabled there), its stat prefix and the rule's own header
+// modifiers (kgateway's built-in header modifiers apply whatever the
+// route's action); tracing and timeouts, which need a route action, are
+// not written. Upstream Envoy's target writes the answer alone.
+func TestKgatewayAnsweredRouteKeepsPolicies(t *testing.T) {
+	objs, err := manifest.Parse("fixture.yaml", []byte(answeredBase), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+	for _, tc := range []struct {
+		target string
+		keeps  bool
+	}{{"kgateway", true}, {"envoy", false}} {
+		t.Run(tc.target, func(t *testing.T) {
+			out := render(t, c, envoy.Options{Target: tc.target})
+			r, ok := routesByPrefix(out)["/"]
+			if !ok {
+				t.Fatal("no route")
+			}
+			if r.GetDirectResponse().GetStatus() != 418 {
+				t.Fatalf("route %v does not answer 418", r)
+			}
+			_, cors := r.TypedPerFilterConfig["envoy.filters.http.cors"]
+			if cors != tc.keeps {
+				t.Errorf("cors per-filter config %v, want %v", cors, tc.keeps)
+			}
+			wantStat := ""
+			if tc.keeps {
+				wantStat = "web"
+			}
+			if r.StatPrefix != wantStat {
+				t.Errorf("stat prefix %q, want %q", r.StatPrefix, wantStat)
+			}
+			if g := len(r.RequestHeadersToAdd) == 1 && len(r.ResponseHeadersToAdd) == 1; g != tc.keeps {
+				t.Errorf("request headers %v, response headers %v: the rule's header modifiers kept %v, want %v",
+					r.RequestHeadersToAdd, r.ResponseHeadersToAdd, g, tc.keeps)
+			}
+			if r.Tracing != nil || r.GetRoute() != nil {
+				t.Errorf("tracing %v, route action %v: want neither", r.Tracing, r.GetRoute())
+			}
+			inChain := false
+			for _, g := range out.Gateways {
+				for _, f := range hcmOf(t, g.Listeners[0].FilterChains[0]).GetHttpFilters() {
+					inChain = inChain || f.Name == "envoy.filters.http.cors"
+				}
+			}
+			if inChain != tc.keeps {
+				t.Errorf("cors filter in the chain %v, want %v", inChain, tc.keeps)
+			}
+		})
+	}
 }

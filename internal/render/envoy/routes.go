@@ -839,6 +839,18 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		return r
 	}
 	if from := answeredBy(rs); from != nil { // a policy answers the rule itself (policy.Answerer)
+		if vb.target.AnswersKeepPolicies && rs.failBody == "" {
+			// the answer among the rule's settings: the other policies'
+			// stay beside it, and so do the rule's own header modifiers
+			filters := ruleFilters(e.rule)
+			if e.flat != nil {
+				filters = withInherited(filters, e.flat.Inherited)
+			}
+			applyHeaderFilters(r, filters, &vb.target, vb.skips(e))
+			vb.keepPolicies(r, e.rule.GRPC != nil, rs, vhScope, rcScope)
+			r.StatPrefix = vb.statPrefix(r.StatPrefix, e)
+			return r
+		}
 		proto.Merge(r, from) // the answer, with the response headers it sets
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r

@@ -178,7 +178,7 @@ kind: SecurityPolicy
 metadata: {name: keyed, namespace: infra}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: keyed}]
-  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: web, port: 80}], backendSettings: {circuitBreaker: {maxConnections: 10}}}}]}
+  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: web, port: 80}, {name: web, port: 80}]}}]}
 `
 	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
 	if err != nil {

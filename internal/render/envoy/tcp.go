@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
@@ -36,6 +37,10 @@ import (
 //     they fail as the spec asks (Envoy closes them: no route).
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
+//   - A TCP or TLS listener that serves no route has no chain, and a port
+//     with no chain no Envoy listener — unless the target names an empty
+//     cluster (policy.Target.EmptyStreamCluster): the port then gets one
+//     chain to it (emptyStreamChain).
 
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
 // listeners of one port (the Envoy listener named listenerName), and
@@ -48,6 +53,7 @@ import (
 // listener's chains.
 func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener, whole []*rendered, own map[*topology.Listener]*scoped) ([]*listenerv3.FilterChain, bool) {
 	var chains []*listenerv3.FilterChain
+	var empty *listenerv3.FilterChain
 	byName := map[string]*listenerv3.FilterChain{}
 	for _, l := range ls {
 		fields := whole
@@ -56,10 +62,13 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 			fields = overWhole(whole, onPort(s.fields, int32(l.Port)))
 			md = s.metadata
 		}
+		served := false
+		dropped := gb.streamRoutesDropped(l)
 		for _, a := range l.StreamRoutes() {
-			if _, unserved := gb.res.Verdict(a.Route, gb.gw).Unserved(l); unserved {
-				continue // the controller refuses the route on this listener
+			if _, unserved := gb.res.Verdict(a.Route, gb.gw).Unserved(l); unserved || dropped {
+				continue // the controller refuses the route on this listener, or all of them
 			}
+			served = true
 			fc := gb.streamChain(listenerName, l, a, fields)
 			if fc == nil {
 				continue
@@ -72,6 +81,15 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 			byName[fc.Name] = fc
 			chains = append(chains, fc)
 		}
+		if !served && empty == nil && gb.awaitsStreamRoute(l) {
+			// the port's first listener without a route decides the
+			// settings of its one empty chain
+			empty = gb.emptyStreamChain(fields)
+			empty.Metadata = md
+		}
+	}
+	if empty != nil {
+		chains = append(chains, empty)
 	}
 	sni := slices.ContainsFunc(chains, func(fc *listenerv3.FilterChain) bool { return len(fc.GetFilterChainMatch().GetServerNames()) > 0 })
 	return chains, sni
@@ -102,21 +120,7 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 		return nil // certificates that do not resolve (the listener's ResolvedRefs False): no chain
 	}
 	name := gb.naming.StreamChain(listenerName, r.Meta.Namespace, r.Meta.Name)
-	tp := gb.tcpProxy(name, pooledBackends(r))
-	var network []*listenerv3.Filter
-	for _, f := range fields {
-		network = append(network, f.network...)
-		if f.tcpProxy != nil {
-			overlay(tp, f.tcpProxy)
-		}
-	}
-	fc := &listenerv3.FilterChain{
-		Name: name,
-		Filters: append(network, &listenerv3.Filter{
-			Name:       "envoy.filters.network.tcp_proxy",
-			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tp)},
-		}),
-	}
+	fc := proxyChain(name, gb.tcpProxy(name, pooledBackends(r)), fields)
 	if r.Kind == "TLSRoute" && len(a.Hostnames) > 0 {
 		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: slices.Clone(a.Hostnames)}
 	}
@@ -124,6 +128,97 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 		fc.TransportSocket = gb.streamTLS(l, fields)
 	}
 	return fc
+}
+
+// proxyChain is a filter chain of that name whose TCP proxy is tp, with
+// the network filters and TCP proxy settings of fields.
+func proxyChain(name string, tp *tcpproxyv3.TcpProxy, fields []*rendered) *listenerv3.FilterChain {
+	var network []*listenerv3.Filter
+	for _, f := range fields {
+		network = append(network, f.network...)
+		if f.tcpProxy != nil {
+			overlay(tp, f.tcpProxy)
+		}
+	}
+	return &listenerv3.FilterChain{
+		Name: name,
+		Filters: append(network, &listenerv3.Filter{
+			Name:       "envoy.filters.network.tcp_proxy",
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tp)},
+		}),
+	}
+}
+
+// streamRoutesDropped reports whether the target serves none of TCP or
+// TLS listener l's routes because an invalid policy of a kind that
+// configures such listeners reaches it (policy.Target.InvalidDropsStreamRoutes):
+// the listener's own, or the Gateway's where the controller applies it
+// on l.
+func (gb *gatewayBuild) streamRoutesDropped(l *topology.Listener) bool {
+	if !gb.target.InvalidDropsStreamRoutes || (l.Protocol != gwv1.TCPProtocolType && l.Protocol != gwv1.TLSProtocolType) {
+		return false
+	}
+	if lp := gb.res.Listener(l); lp != nil {
+		for _, p := range lp.Own {
+			if configuresStreams(p.Kind) && len(p.Invalid) > 0 {
+				return true // the Gateway's policy invalid on l alone, or l's own
+			}
+		}
+	}
+	gp := gb.res.Gateway(gb.gw)
+	if gp == nil {
+		return false
+	}
+	for _, p := range gp.Whole {
+		if !configuresStreams(p.Kind) {
+			continue
+		}
+		for _, c := range p.Invalid {
+			if gb.res.RejectedOn(c.Policy, l) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// configuresStreams reports whether a kind's policies configure TCP and
+// TLS listeners (policy.StreamListenerConfigurer).
+func configuresStreams(k policy.Kind) bool {
+	sc, ok := k.(policy.StreamListenerConfigurer)
+	return ok && sc.ConfiguresStreamListeners()
+}
+
+// awaitsStreamRoute reports whether the target gives a served TCP or TLS
+// listener l that serves no route an empty chain
+// (policy.Target.EmptyStreamCluster): one whose controller builds it,
+// not a terminating one whose certificates do not resolve.
+func (gb *gatewayBuild) awaitsStreamRoute(l *topology.Listener) bool {
+	if gb.target.EmptyStreamCluster == "" || (l.Protocol != gwv1.TCPProtocolType && l.Protocol != gwv1.TLSProtocolType) {
+		return false
+	}
+	return !streamTerminatesTLS(l) || !apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs")
+}
+
+// emptyStreamChain is the one chain of a port whose TCP or TLS listener
+// serves no route (policy.Target.EmptyStreamCluster): named after the
+// empty cluster and proxying to it, matching no server name, terminating
+// no TLS (there is no route's TLS to take), with the listener's network
+// filters and TCP proxy settings.
+func (gb *gatewayBuild) emptyStreamChain(fields []*rendered) *listenerv3.FilterChain {
+	name := gb.emptyStreamCluster()
+	return proxyChain(name, &tcpproxyv3.TcpProxy{StatPrefix: name, ClusterSpecifier: &tcpproxyv3.TcpProxy_Cluster{Cluster: name}}, fields)
+}
+
+// emptyStreamCluster records the target's empty cluster, a static one
+// without endpoints, and returns its name.
+func (gb *gatewayBuild) emptyStreamCluster() string {
+	name := gb.target.EmptyStreamCluster
+	gb.referenced[name] = true
+	if _, ok := gb.clusters[name]; !ok {
+		gb.clusters[name] = &clusterv3.Cluster{Name: name, ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC}}
+	}
+	return name
 }
 
 // streamTLS is the TLS transport socket of a TLS listener that terminates:
@@ -238,7 +333,7 @@ func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32
 		}
 		var pts merge.Points
 		for _, p := range lp.Own {
-			if sc, ok := p.Kind.(policy.StreamListenerConfigurer); ok && sc.ConfiguresStreamListeners() {
+			if configuresStreams(p.Kind) {
 				pts = append(pts, p)
 			}
 		}

@@ -26,7 +26,9 @@ import (
 // routes to the cluster). The udp_proxy routes to one cluster: a route
 // whose datagrams would go to several backends is not rendered but
 // reported (GWP404), since gwpol's clusters are one per backend where a
-// controller may weigh them inside one.
+// controller may weigh them inside one. A UDP listener without a route
+// proxies to the target's empty cluster (policy.Target.EmptyStreamCluster),
+// or has no Envoy listener when the target names none.
 
 // udpListeners are the Envoy listeners of gw's served UDP listeners.
 func (gb *gatewayBuild) udpListeners(ls []*topology.Listener) []*listenerv3.Listener {
@@ -35,31 +37,9 @@ func (gb *gatewayBuild) udpListeners(ls []*topology.Listener) []*listenerv3.List
 		if l.Protocol != gwv1.UDPProtocolType || l.Conflicted || l.Unserved != "" {
 			continue
 		}
-		routes := l.StreamRoutes()
-		if len(routes) == 0 {
-			continue // nothing to proxy: the controller programs no listener
-		}
-		r := routes[0].Route
-		var backends []*topology.Backend
-		for _, b := range pooledBackends(r) {
-			if b.Weight > 0 || len(pooledBackends(r)) == 1 {
-				backends = append(backends, b)
-			}
-		}
-		if len(backends) != 1 {
-			gb.mu.Lock()
-			gb.diags = append(gb.diags, diag.Diagnostic{Code: policy.LintUnsupportedCapability.Code, Severity: policy.LintUnsupportedCapability.Severity,
-				Object: r.Key().Ref(), Field: "spec.rules[0].backendRefs", Pos: r.Src.FieldPos("spec.rules[0].backendRefs"),
-				Message: fmt.Sprintf("unsupported: %s %s/%s sends datagrams to %d weighted backends; render target %s proxies UDP to one cluster and leaves UDP listener %s out", r.Kind, r.Meta.Namespace, r.Meta.Name, len(backends), gb.target.Name, l.ID())})
-			gb.mu.Unlock()
+		cluster, ok := gb.udpCluster(l)
+		if !ok {
 			continue
-		}
-		cluster := BlackholeCluster
-		if b := backends[0]; b.Resolved {
-			op := backendClusterOp(b)
-			op.http2 = false
-			gb.applyCluster(op)
-			cluster = op.name
 		}
 		name := gb.naming.Listener(int32(l.Port)) + "~udp"
 		addr, compat := gb.target.ListenerAddress(gb.opt.Config)
@@ -83,4 +63,40 @@ func (gb *gatewayBuild) udpListeners(ls []*topology.Listener) []*listenerv3.List
 		})
 	}
 	return out
+}
+
+// udpCluster is the cluster UDP listener l proxies its datagrams to, and
+// whether it is rendered: its route's one backend's; without a route, the
+// target's empty cluster (policy.Target.EmptyStreamCluster), or no
+// listener at all when it has none.
+func (gb *gatewayBuild) udpCluster(l *topology.Listener) (string, bool) {
+	routes := l.StreamRoutes()
+	if len(routes) == 0 {
+		if gb.target.EmptyStreamCluster == "" {
+			return "", false // nothing to proxy: the controller programs no listener
+		}
+		return gb.emptyStreamCluster(), true
+	}
+	r := routes[0].Route
+	var backends []*topology.Backend
+	for _, b := range pooledBackends(r) {
+		if b.Weight > 0 || len(pooledBackends(r)) == 1 {
+			backends = append(backends, b)
+		}
+	}
+	if len(backends) != 1 {
+		gb.mu.Lock()
+		gb.diags = append(gb.diags, diag.Diagnostic{Code: policy.LintUnsupportedCapability.Code, Severity: policy.LintUnsupportedCapability.Severity,
+			Object: r.Key().Ref(), Field: "spec.rules[0].backendRefs", Pos: r.Src.FieldPos("spec.rules[0].backendRefs"),
+			Message: fmt.Sprintf("unsupported: %s %s/%s sends datagrams to %d weighted backends; render target %s proxies UDP to one cluster and leaves UDP listener %s out", r.Kind, r.Meta.Namespace, r.Meta.Name, len(backends), gb.target.Name, l.ID())})
+		gb.mu.Unlock()
+		return "", false
+	}
+	if b := backends[0]; b.Resolved {
+		op := backendClusterOp(b)
+		op.http2 = false
+		gb.applyCluster(op)
+		return op.name, true
+	}
+	return BlackholeCluster, true
 }
